@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"time"
+)
+
+// Provider is the storage contract the runtime's dispatchers and client use.
+// Implementations are safe for concurrent use by many goroutines and by many
+// processes sharing one store.
+//
+// Polling: every fetch takes a lockTimeout, how long the returned lock lasts
+// unless renewed, and a pollTimeout. With pollTimeout zero a fetch returns at
+// once; otherwise it waits up to pollTimeout for work, returning early as soon as
+// work is available. A fetch that finds nothing returns nil and no error.
+type Provider interface {
+	// FetchOrchestrationItem locks one instance that has visible messages and no
+	// live lock, tags those messages with a new lock token, counts an attempt on
+	// them, and returns them with the current execution's history. Messages that
+	// become visible later are not part of the item and wait for the next turn.
+	// A stored row that cannot be decoded does not fail the fetch: the item comes
+	// back locked with DecodeError set, so its attempts count toward the poison limit.
+	FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*OrchestrationItem, error)
+
+	// FetchOrchestrationItems is FetchOrchestrationItem for up to max instances in
+	// one call; each item has its own lock token. It returns an empty slice when
+	// nothing is ready after pollTimeout.
+	FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*OrchestrationItem, error)
+
+	// AckOrchestrationItem commits a turn atomically: it creates the instance
+	// (first turn) and the execution, appends the history delta, applies the
+	// metadata (status, output, custom status), enqueues worker and orchestrator
+	// items (TimerFired items become visible at FireAt), removes cancelled
+	// activities from the worker queue, deletes exactly the messages fetched under
+	// lockToken and releases the lock. All of it happens or none of it does.
+	// A stale, expired or unknown token gets ErrLockNotHeld; a history event ID
+	// the execution already has gets ErrDuplicateEvent; neither changes anything.
+	AckOrchestrationItem(ctx context.Context, lockToken string, ack OrchestrationAck) error
+
+	// AbandonOrchestrationItem releases the lock without committing. The fetched
+	// messages stay queued. With delay > 0 the instance stays unfetchable for
+	// delay (backoff); with ignoreAttempt the fetch's attempt is not counted.
+	// A stale, expired or unknown token gets ErrLockNotHeld and changes nothing.
+	AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error
+
+	// RenewOrchestrationItemLock extends a live lock to now+extendFor.
+	// A stale, expired or unknown token gets ErrLockNotHeld.
+	RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error
+
+	// FetchWorkItem locks the oldest visible, unlocked worker-queue item and counts
+	// an attempt on it. The lease reports the state of the execution the activity
+	// belongs to, so a worker can skip or cancel activities nobody waits for.
+	FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*WorkItemLease, error)
+
+	// AckWorkItem deletes the locked item and, when completion is not nil, enqueues
+	// it to the orchestrator queue, atomically. A stale, expired or unknown token
+	// (including an item removed by cancellation) gets ErrLockNotHeld and enqueues nothing.
+	AckWorkItem(ctx context.Context, lockToken string, completion *WorkItem) error
+
+	// AbandonWorkItem unlocks the item, visible again after delay. With
+	// ignoreAttempt the fetch's attempt is not counted. A stale, expired or
+	// unknown token gets ErrLockNotHeld and changes nothing.
+	AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error
+
+	// RenewWorkItemLock extends a live lock to now+extendFor and reports the state
+	// of the activity's execution. A stale, expired or unknown token, or an item
+	// removed by cancellation, gets ErrLockNotHeld.
+	RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (ExecutionState, error)
+
+	// EnqueueForOrchestrator adds a message to the orchestrator queue of
+	// item.Instance, visible after delay. It never creates the instance row and
+	// never waits for the instance's lock.
+	EnqueueForOrchestrator(ctx context.Context, item WorkItem, delay time.Duration) error
+
+	// EnqueueForWorker adds an ActivityExecute item to the worker queue, visible after delay.
+	EnqueueForWorker(ctx context.Context, item WorkItem, delay time.Duration) error
+
+	// ReadHistory returns the current execution's history in event ID order; an
+	// unknown instance has an empty history.
+	ReadHistory(ctx context.Context, instance string) ([]Event, error)
+
+	// ReadHistoryExecution returns the history of one execution in event ID order.
+	ReadHistoryExecution(ctx context.Context, instance string, executionID int64) ([]Event, error)
+
+	// AppendHistory appends events to an existing execution outside a turn
+	// (tools and repairs). Duplicate IDs get ErrDuplicateEvent and append nothing.
+	AppendHistory(ctx context.Context, instance string, executionID int64, events []Event) error
+
+	// GetCustomStatus returns the instance's custom status. changed is false, and
+	// the value is not loaded, when its version is still knownVersion: pollers pay
+	// for data only when something changed. An unknown instance gets ErrNotFound.
+	GetCustomStatus(ctx context.Context, instance string, knownVersion int64) (status CustomStatus, changed bool, err error)
+
+	// Watch reports instance status and custom status changes recorded after the
+	// call, by this process or any other sharing the store, until ctx ends; then
+	// the channel is closed. Changes to one instance may be coalesced into one
+	// report of its latest state; none is lost.
+	Watch(ctx context.Context) (<-chan StatusChange, error)
+
+	// Close releases the provider's resources.
+	Close() error
+}

@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// DeleteInstance implements provider.Admin.
+func (p *Provider) DeleteInstance(ctx context.Context, instance string, force bool) (provider.DeleteResult, error) {
+	return p.DeleteInstances(ctx, []string{instance}, force)
+}
+
+// DeleteInstances implements provider.Admin.
+func (p *Provider) DeleteInstances(ctx context.Context, instances []string, force bool) (provider.DeleteResult, error) {
+	const op = "delete instances"
+	var total provider.DeleteResult
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		total = provider.DeleteResult{}
+		for _, id := range instances {
+			tree, err := deletableTree(ctx, tx, op, id, force)
+			if err != nil {
+				return err
+			}
+			res, err := deleteRows(ctx, tx, tree)
+			if err != nil {
+				return err
+			}
+			total.Add(res)
+		}
+		return nil
+	})
+	if err != nil {
+		return provider.DeleteResult{}, err
+	}
+	p.orchestratorWork.notify()
+	return total, nil
+}
+
+// DeleteInstancesBulk implements provider.Admin. Roots whose tree still has a
+// running instance are left alone.
+func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.DeleteFilter) (provider.DeleteResult, error) {
+	const op = "bulk delete instances"
+	if filter.Limit < 0 {
+		return provider.DeleteResult{}, invalid(op, "", "limit must not be negative, got %d", filter.Limit)
+	}
+	var total provider.DeleteResult
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		total = provider.DeleteResult{}
+		roots, err := bulkDeleteCandidates(ctx, tx, filter)
+		if err != nil {
+			return err
+		}
+		deleted := 0
+		for _, root := range roots {
+			if filter.Limit > 0 && deleted == filter.Limit {
+				break
+			}
+			tree, err := deletableTree(ctx, tx, op, root, false)
+			if errors.Is(err, provider.ErrInstanceRunning) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			res, err := deleteRows(ctx, tx, tree)
+			if err != nil {
+				return err
+			}
+			total.Add(res)
+			deleted++
+		}
+		return nil
+	})
+	return total, err
+}
+
+func bulkDeleteCandidates(ctx context.Context, tx *sql.Tx, f provider.DeleteFilter) ([]string, error) {
+	query := `
+		SELECT i.instance_id FROM instances i
+		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')`
+	var args []any
+	if len(f.Instances) > 0 {
+		ids, err := json.Marshal(f.Instances)
+		if err != nil {
+			return nil, fmt.Errorf("encode instance filter: %w", err)
+		}
+		query += ` AND i.instance_id IN (SELECT value FROM json_each(?))`
+		args = append(args, string(ids))
+	}
+	if !f.CompletedBefore.IsZero() {
+		query += ` AND e.completed_at < ?`
+		args = append(args, f.CompletedBefore.UnixMilli())
+	}
+	query += ` ORDER BY e.completed_at, i.instance_id`
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("select instances to delete: %w", err)
+	}
+	defer rows.Close()
+	var roots []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("select instances to delete: %w", err)
+		}
+		roots = append(roots, id)
+	}
+	return roots, rows.Err()
+}
+
+// deletableTree returns the instance and its descendants after checking that
+// the delete is allowed.
+func deletableTree(ctx context.Context, tx *sql.Tx, op, instance string, force bool) ([]string, error) {
+	var parent sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, provider.Permanent(op, instance, provider.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read instance %q: %w", instance, err)
+	}
+	if parent.Valid && !force {
+		return nil, invalid(op, instance, "it is a sub-orchestration of %q; delete the root instance, or force", parent.String)
+	}
+	tree, err := descendants(ctx, tx, instance)
+	if err != nil {
+		return nil, fmt.Errorf("find descendants of %q: %w", instance, err)
+	}
+	if force {
+		return tree, nil
+	}
+	running, err := runningIn(ctx, tx, tree)
+	if err != nil {
+		return nil, err
+	}
+	if len(running) > 0 {
+		return nil, provider.Permanent(op, instance, fmt.Errorf("%w: %s not finished; use force to delete anyway",
+			provider.ErrInstanceRunning, strings.Join(running, ", ")))
+	}
+	return tree, nil
+}
+
+func runningIn(ctx context.Context, tx *sql.Tx, ids []string) ([]string, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("encode instance list: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT i.instance_id FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id IN (SELECT value FROM json_each(?))
+		  AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated')
+		ORDER BY i.instance_id`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("check running instances: %w", err)
+	}
+	defer rows.Close()
+	var running []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("check running instances: %w", err)
+		}
+		running = append(running, id)
+	}
+	return running, rows.Err()
+}
+
+// deleteRows removes every row of the given instances. Removing the lock row
+// too makes an in-flight ack fail with ErrLockNotHeld instead of recreating them.
+func deleteRows(ctx context.Context, tx *sql.Tx, ids []string) (provider.DeleteResult, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return provider.DeleteResult{}, fmt.Errorf("encode instance list: %w", err)
+	}
+	var res provider.DeleteResult
+	steps := []struct {
+		table string
+		count *int64
+	}{
+		{"history", &res.EventsDeleted},
+		{"executions", &res.ExecutionsDeleted},
+		{"orchestrator_queue", &res.MessagesDeleted},
+		{"worker_queue", &res.MessagesDeleted},
+		{"instance_locks", nil},
+		{"instances", &res.InstancesDeleted},
+	}
+	for _, s := range steps {
+		r, err := tx.ExecContext(ctx, `DELETE FROM `+s.table+` WHERE instance_id IN (SELECT value FROM json_each(?))`, string(list))
+		if err != nil {
+			return res, fmt.Errorf("delete from %s: %w", s.table, err)
+		}
+		if s.count != nil {
+			n, _ := r.RowsAffected()
+			*s.count += n
+		}
+	}
+	return res, nil
+}

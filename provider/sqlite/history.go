@@ -1,0 +1,83 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// ReadHistory implements provider.Provider. A corrupt stored event fails the
+// read with an error that names the instance and the event.
+func (p *Provider) ReadHistory(ctx context.Context, instance string) ([]provider.Event, error) {
+	const op = "read history"
+	var current int64
+	err := p.db.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(op, instance, err)
+	}
+	return p.readExecution(ctx, op, instance, current)
+}
+
+// ReadHistoryExecution implements provider.Provider.
+func (p *Provider) ReadHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
+	return p.readExecution(ctx, "read execution history", instance, executionID)
+}
+
+func (p *Provider) readExecution(ctx context.Context, op, instance string, executionID int64) ([]provider.Event, error) {
+	events, decodeErr, err := readHistory(ctx, p.db, instance, executionID)
+	if err != nil {
+		return nil, classify(op, instance, err)
+	}
+	if decodeErr != nil {
+		return events, provider.Permanent(op, instance, decodeErr)
+	}
+	return events, nil
+}
+
+// AppendHistory implements provider.Provider.
+func (p *Provider) AppendHistory(ctx context.Context, instance string, executionID int64, events []provider.Event) error {
+	const op = "append history"
+	enc, err := encodeAck(op, provider.OrchestrationAck{ExecutionID: executionID, HistoryDelta: events})
+	if err != nil {
+		return err
+	}
+	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM executions WHERE instance_id = ? AND execution_id = ?`, instance, executionID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return provider.Permanent(op, instance, fmt.Errorf("%w: execution %d", provider.ErrNotFound, executionID))
+		}
+		if err != nil {
+			return fmt.Errorf("read execution: %w", err)
+		}
+		return appendEvents(ctx, tx, op, instance, executionID, enc.events, nowMs())
+	})
+}
+
+// GetCustomStatus implements provider.Provider. One query: the value travels
+// only when the version moved.
+func (p *Provider) GetCustomStatus(ctx context.Context, instance string, knownVersion int64) (provider.CustomStatus, bool, error) {
+	const op = "get custom status"
+	var version int64
+	var value sql.NullString
+	err := p.db.QueryRowContext(ctx, `
+		SELECT custom_status_version, CASE WHEN custom_status_version = ? THEN NULL ELSE custom_status END
+		FROM instances WHERE instance_id = ?`, knownVersion, instance).Scan(&version, &value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return provider.CustomStatus{}, false, provider.Permanent(op, instance, provider.ErrNotFound)
+	}
+	if err != nil {
+		return provider.CustomStatus{}, false, classify(op, instance, err)
+	}
+	cs := provider.CustomStatus{Version: version}
+	if value.Valid {
+		cs.Value = &value.String
+	}
+	return cs, version != knownVersion, nil
+}

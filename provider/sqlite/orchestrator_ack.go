@@ -1,0 +1,320 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// AckOrchestrationItem implements provider.Provider.
+func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+	const op = "ack orchestration item"
+	if lockToken == "" {
+		return lockNotHeld(op, "", "empty lock token")
+	}
+	enc, err := encodeAck(op, ack)
+	if err != nil {
+		return err
+	}
+	var statusChanged bool
+	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		statusChanged = false
+		now := nowMs()
+		instance, err := heldInstance(ctx, tx, op, lockToken, now)
+		if err != nil {
+			return err
+		}
+		if statusChanged, err = commitTurn(ctx, tx, op, instance, enc, now); err != nil {
+			return err
+		}
+		if err := enqueueAll(ctx, tx, enc, now); err != nil {
+			return err
+		}
+		return releaseLock(ctx, tx, lockToken)
+	})
+	if err != nil {
+		return err
+	}
+	p.orchestratorWork.notify()
+	if len(enc.workerItems) > 0 {
+		p.workerWork.notify()
+	}
+	if statusChanged {
+		p.statusChanged.notify()
+	}
+	return nil
+}
+
+// heldInstance returns the instance locked under token, or ErrLockNotHeld when
+// the token is unknown, released, or its lock has expired.
+func heldInstance(ctx context.Context, tx *sql.Tx, op, token string, now int64) (string, error) {
+	var instance string
+	var lockedUntil int64
+	err := tx.QueryRowContext(ctx, `SELECT instance_id, locked_until FROM instance_locks WHERE lock_token = ?`, token).
+		Scan(&instance, &lockedUntil)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", lockNotHeld(op, "", "lock token is unknown or was already released")
+	case err != nil:
+		return "", fmt.Errorf("look up lock: %w", err)
+	case lockedUntil <= now:
+		return "", lockNotHeld(op, instance, fmt.Sprintf("lock expired %dms ago", now-lockedUntil))
+	}
+	return instance, nil
+}
+
+// commitTurn writes the instance, execution, history and metadata of a turn.
+// It reports whether the instance's status or custom status changed.
+func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encodedAck, now int64) (bool, error) {
+	var current int64
+	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("read instance %q: %w", instance, err)
+	}
+	changed := false
+	switch {
+	case !exists && enc.meta.OrchestrationName == "":
+		// A turn for an instance that was never started (its messages are being
+		// dropped) may not write history: there would be no instance to own it.
+		if len(enc.events) > 0 || enc.meta.Status != "" || enc.customStatus != nil {
+			return false, invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
+		}
+		return false, nil
+	case !exists:
+		if err := createInstance(ctx, tx, instance, enc, now); err != nil {
+			return false, err
+		}
+		changed = true
+	default:
+		if err := updateInstance(ctx, tx, instance, enc, now); err != nil {
+			return false, err
+		}
+		changed = enc.executionID > current
+	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
+		ON CONFLICT DO NOTHING`, instance, enc.executionID, now); err != nil {
+		return false, fmt.Errorf("create execution %d of %q: %w", enc.executionID, instance, err)
+	}
+	if err := appendEvents(ctx, tx, op, instance, enc.executionID, enc.events, now); err != nil {
+		return false, err
+	}
+	if enc.meta.Status != "" {
+		if err := setExecutionStatus(ctx, tx, instance, enc, now); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	if enc.customStatus != nil {
+		if err := setCustomStatus(ctx, tx, instance, *enc.customStatus); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	if changed {
+		return true, bumpStatusSeq(ctx, tx, instance)
+	}
+	return false, nil
+}
+
+func createInstance(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+	var parent any
+	if enc.meta.ParentInstance != "" {
+		parent = enc.meta.ParentInstance
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+		                       parent_instance_id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		instance, enc.meta.OrchestrationName, enc.meta.OrchestrationVersion, enc.executionID, parent, now, now)
+	if err != nil {
+		return fmt.Errorf("create instance %q: %w", instance, err)
+	}
+	return nil
+}
+
+func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+	_, err := tx.ExecContext(ctx, `
+		UPDATE instances SET
+			current_execution_id = MAX(current_execution_id, ?),
+			orchestration_name = COALESCE(NULLIF(?, ''), orchestration_name),
+			orchestration_version = COALESCE(NULLIF(?, ''), orchestration_version),
+			updated_at = ?
+		WHERE instance_id = ?`,
+		enc.executionID, enc.meta.OrchestrationName, enc.meta.OrchestrationVersion, now, instance)
+	if err != nil {
+		return fmt.Errorf("update instance %q: %w", instance, err)
+	}
+	return nil
+}
+
+// appendEvents inserts history rows; an ID the execution already has fails the
+// whole transaction with ErrDuplicateEvent.
+func appendEvents(ctx context.Context, tx *sql.Tx, op, instance string, executionID int64, events []encodedEvent, now int64) error {
+	for _, e := range events {
+		res, err := tx.ExecContext(ctx, `
+			INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			instance, executionID, e.id, string(e.kind), e.data, now)
+		if err != nil {
+			return fmt.Errorf("append event %d to %q: %w", e.id, instance, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return provider.Permanent(op, instance, fmt.Errorf("%w: execution %d already has event %d",
+				provider.ErrDuplicateEvent, executionID, e.id))
+		}
+	}
+	return nil
+}
+
+func setExecutionStatus(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+	var completedAt any
+	if enc.meta.Status.Terminal() {
+		completedAt = now
+	}
+	_, err := tx.ExecContext(ctx, `
+		UPDATE executions SET status = ?, output = ?, completed_at = ?
+		WHERE instance_id = ? AND execution_id = ?`,
+		string(enc.meta.Status), enc.meta.Output, completedAt, instance, enc.executionID)
+	if err != nil {
+		return fmt.Errorf("set status of %q: %w", instance, err)
+	}
+	return nil
+}
+
+func setCustomStatus(ctx context.Context, tx *sql.Tx, instance string, u provider.CustomStatusUpdate) error {
+	var value any = u.Value
+	if u.Clear {
+		value = nil
+	}
+	_, err := tx.ExecContext(ctx, `
+		UPDATE instances SET custom_status = ?, custom_status_version = custom_status_version + 1
+		WHERE instance_id = ?`, value, instance)
+	if err != nil {
+		return fmt.Errorf("set custom status of %q: %w", instance, err)
+	}
+	return nil
+}
+
+func bumpStatusSeq(ctx context.Context, tx *sql.Tx, instance string) error {
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `UPDATE status_seq SET value = value + 1 WHERE id = 1 RETURNING value`).Scan(&seq); err != nil {
+		return fmt.Errorf("next status sequence: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE instances SET status_seq = ? WHERE instance_id = ?`, seq, instance); err != nil {
+		return fmt.Errorf("record status change of %q: %w", instance, err)
+	}
+	return nil
+}
+
+// enqueueAll writes the turn's new worker and orchestrator messages, then
+// removes cancelled activities, so one scheduled and cancelled in the same turn
+// never runs.
+func enqueueAll(ctx context.Context, tx *sql.Tx, enc encodedAck, now int64) error {
+	for _, w := range enc.workerItems {
+		if err := insertWorkerItem(ctx, tx, w.item, w.data, now); err != nil {
+			return err
+		}
+	}
+	for _, o := range enc.orchItems {
+		if err := insertOrchestratorItem(ctx, tx, o.item, o.data, visibleAt(o.item, now)); err != nil {
+			return err
+		}
+	}
+	for _, c := range enc.cancelled {
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?`,
+			c.Instance, c.ExecutionID, c.ActivityID); err != nil {
+			return fmt.Errorf("cancel activity %d of %q: %w", c.ActivityID, c.Instance, err)
+		}
+	}
+	return nil
+}
+
+// visibleAt makes timers visible at their due time and everything else at once.
+func visibleAt(item provider.WorkItem, now int64) int64 {
+	if item.Kind == provider.WorkTimerFired && item.FireAt > now {
+		return item.FireAt
+	}
+	return now
+}
+
+func releaseLock(ctx context.Context, tx *sql.Tx, token string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM orchestrator_queue WHERE lock_token = ?`, token); err != nil {
+		return fmt.Errorf("delete processed messages: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE lock_token = ?`, token); err != nil {
+		return fmt.Errorf("release instance lock: %w", err)
+	}
+	return nil
+}
+
+// AbandonOrchestrationItem implements provider.Provider. With a delay the lock
+// row stays, under a token nobody holds, until the delay passes: the instance
+// keeps its message order and nobody fetches it early.
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+	const op = "abandon orchestration item"
+	if lockToken == "" {
+		return lockNotHeld(op, "", "empty lock token")
+	}
+	if delay < 0 {
+		return invalid(op, "", "delay must not be negative, got %v", delay)
+	}
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		if _, err := heldInstance(ctx, tx, op, lockToken, now); err != nil {
+			return err
+		}
+		if ignoreAttempt {
+			if _, err := tx.ExecContext(ctx, `
+				UPDATE orchestrator_queue SET attempt_count = MAX(attempt_count - 1, 0)
+				WHERE lock_token = ?`, lockToken); err != nil {
+				return fmt.Errorf("uncount attempt: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE orchestrator_queue SET lock_token = NULL WHERE lock_token = ?`, lockToken); err != nil {
+			return fmt.Errorf("untag messages: %w", err)
+		}
+		if delay > 0 {
+			_, err := tx.ExecContext(ctx, `UPDATE instance_locks SET lock_token = ?, locked_until = ? WHERE lock_token = ?`,
+				"abandoned-"+newToken(), now+delay.Milliseconds(), lockToken)
+			if err != nil {
+				return fmt.Errorf("delay instance: %w", err)
+			}
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE lock_token = ?`, lockToken); err != nil {
+			return fmt.Errorf("release instance lock: %w", err)
+		}
+		return nil
+	})
+	if err == nil {
+		p.orchestratorWork.notify()
+	}
+	return err
+}
+
+// RenewOrchestrationItemLock implements provider.Provider.
+func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error {
+	const op = "renew orchestration lock"
+	if extendFor <= 0 {
+		return invalid(op, "", "extension must be positive, got %v", extendFor)
+	}
+	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		res, err := tx.ExecContext(ctx, `UPDATE instance_locks SET locked_until = ? WHERE lock_token = ? AND locked_until > ?`,
+			now+extendFor.Milliseconds(), lockToken, now)
+		if err != nil {
+			return fmt.Errorf("renew lock: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lockNotHeld(op, "", "lock token is unknown, released or expired")
+		}
+		return nil
+	})
+}

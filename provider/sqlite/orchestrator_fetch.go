@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// FetchOrchestrationItem implements provider.Provider.
+func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return items[0], nil
+}
+
+// FetchOrchestrationItems implements provider.Provider.
+func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
+	}
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout)
+}
+
+func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if err := checkTimeouts(op, lockTimeout, pollTimeout); err != nil {
+		return nil, err
+	}
+	var items []*provider.OrchestrationItem
+	err := p.pollUntil(ctx, pollTimeout, p.orchestratorWork, func() (bool, error) {
+		var err error
+		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
+		return len(items) > 0, err
+	})
+	return items, err
+}
+
+func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	var items []*provider.OrchestrationItem
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		items = items[:0]
+		now := nowMs()
+		ids, err := readyInstances(ctx, tx, now, max)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			item, err := lockInstance(ctx, tx, id, now, now+lockTimeout.Milliseconds())
+			if err != nil {
+				return err
+			}
+			if item != nil {
+				items = append(items, item)
+			}
+		}
+		return nil
+	})
+	return items, err
+}
+
+// readyInstances lists instances with visible messages and no live lock, in
+// the order of their oldest visible message.
+func readyInstances(ctx context.Context, tx *sql.Tx, now int64, max int) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT q.instance_id
+		FROM orchestrator_queue q
+		LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+		WHERE q.visible_at <= ? AND (l.instance_id IS NULL OR l.locked_until <= ?)
+		GROUP BY q.instance_id
+		ORDER BY MIN(q.id)
+		LIMIT ?`, now, now, max)
+	if err != nil {
+		return nil, fmt.Errorf("find ready instances: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("find ready instances: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// lockInstance takes the instance lock, tags the visible messages with the new
+// token and loads the turn. It returns nil when the lock is held by someone else.
+func lockInstance(ctx context.Context, tx *sql.Tx, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
+	token := newToken()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (instance_id) DO UPDATE
+		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
+		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
+	if err != nil {
+		return nil, fmt.Errorf("lock instance %q: %w", instance, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, nil
+	}
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE orchestrator_queue SET lock_token = ?, attempt_count = attempt_count + 1
+		WHERE instance_id = ? AND visible_at <= ?`, token, instance, now); err != nil {
+		return nil, fmt.Errorf("tag messages of %q: %w", instance, err)
+	}
+	item := &provider.OrchestrationItem{Instance: instance, LockToken: token, ExecutionID: 1}
+	if err := loadMessages(ctx, tx, item); err != nil {
+		return nil, err
+	}
+	if err := loadInstance(ctx, tx, item); err != nil {
+		return nil, err
+	}
+	if err := loadTurnHistory(ctx, tx, item); err != nil {
+		return nil, err
+	}
+	return item, nil
+}
+
+func loadMessages(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT id, work_item, attempt_count FROM orchestrator_queue
+		WHERE lock_token = ? ORDER BY id`, item.LockToken)
+	if err != nil {
+		return fmt.Errorf("read messages of %q: %w", item.Instance, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var data string
+		var attempts int
+		if err := rows.Scan(&id, &data, &attempts); err != nil {
+			return fmt.Errorf("read messages of %q: %w", item.Instance, err)
+		}
+		item.AttemptCount = max(item.AttemptCount, attempts)
+		w, err := provider.DecodeWorkItem(data)
+		if err != nil {
+			item.DecodeError = errors.Join(item.DecodeError, &provider.CorruptDataError{
+				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", id), Err: err})
+			continue
+		}
+		item.Messages = append(item.Messages, w)
+	}
+	return rows.Err()
+}
+
+// loadInstance fills in the instance's stored metadata or, for an instance whose
+// first turn has not been acked, what its StartOrchestration message says.
+func loadInstance(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+	var parent, custom sql.NullString
+	var status sql.NullString
+	err := tx.QueryRowContext(ctx, `
+		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id,
+		       i.parent_instance_id, i.custom_status, i.custom_status_version, e.status
+		FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id = ?`, item.Instance).Scan(
+		&item.OrchestrationName, &item.Version, &item.ExecutionID,
+		&parent, &custom, &item.CustomStatusVersion, &status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		for _, m := range item.Messages {
+			if m.Kind == provider.WorkStartOrchestration {
+				item.OrchestrationName, item.Version, item.ParentInstance = m.Name, m.Version, m.ParentInstance
+				break
+			}
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("read instance %q: %w", item.Instance, err)
+	}
+	item.Exists = true
+	item.ParentInstance = parent.String
+	item.Status = provider.ExecutionStatus(status.String)
+	if custom.Valid {
+		item.CustomStatus = &custom.String
+	}
+	return nil
+}
+
+func loadTurnHistory(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+	if !item.Exists {
+		return nil
+	}
+	events, decodeErr, err := readHistory(ctx, tx, item.Instance, item.ExecutionID)
+	if err != nil {
+		return err
+	}
+	item.History = events
+	item.DecodeError = errors.Join(item.DecodeError, decodeErr)
+	return nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// readHistory loads one execution's history. Events that cannot be decoded are
+// skipped and reported in decodeErr, naming the instance and event.
+func readHistory(ctx context.Context, q querier, instance string, executionID int64) (events []provider.Event, decodeErr error, err error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT event_id, event_data FROM history
+		WHERE instance_id = ? AND execution_id = ? ORDER BY event_id`, instance, executionID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read history of %q: %w", instance, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var data string
+		if err := rows.Scan(&id, &data); err != nil {
+			return nil, nil, fmt.Errorf("read history of %q: %w", instance, err)
+		}
+		e, err := provider.DecodeEvent(data)
+		if err != nil {
+			decodeErr = errors.Join(decodeErr, &provider.CorruptDataError{
+				Instance: instance, What: fmt.Sprintf("history event %d of execution %d", id, executionID), Err: err})
+			continue
+		}
+		events = append(events, e)
+	}
+	return events, decodeErr, rows.Err()
+}

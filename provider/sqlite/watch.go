@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Watch implements provider.Provider. Every status change takes the next value
+// of a store-wide sequence and stamps it on the instance row; the watcher reads
+// rows past the last sequence it delivered. Changes made through this Provider
+// wake it at once, changes from other processes within PollInterval.
+func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
+	const op = "watch"
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	var last int64
+	if err := p.db.QueryRowContext(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&last); err != nil {
+		return nil, classify(op, "", fmt.Errorf("read status sequence: %w", err))
+	}
+	out := make(chan provider.StatusChange, 64)
+	go p.watchLoop(ctx, last, out)
+	return out, nil
+}
+
+func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provider.StatusChange) {
+	defer close(out)
+	for {
+		woken := p.statusChanged.wait()
+		changes, err := p.changesAfter(ctx, last)
+		// A failed read is retried at the next wake-up; the sequence makes it lossless.
+		if err == nil {
+			for _, c := range changes {
+				select {
+				case out <- c:
+					last = c.Seq
+				case <-ctx.Done():
+					return
+				case <-p.closed:
+					return
+				}
+			}
+			if len(changes) == watchBatch {
+				continue
+			}
+		}
+		timer := time.NewTimer(p.opts.PollInterval)
+		select {
+		case <-woken:
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-p.closed:
+			timer.Stop()
+			return
+		}
+		timer.Stop()
+	}
+}
+
+// watchBatch caps one read of changes; a full batch is followed by another read at once.
+const watchBatch = 1000
+
+func (p *Provider) changesAfter(ctx context.Context, seq int64) ([]provider.StatusChange, error) {
+	rows, err := p.db.QueryContext(ctx, `
+		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
+		FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.status_seq > ? ORDER BY i.status_seq LIMIT ?`, seq, watchBatch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var changes []provider.StatusChange
+	for rows.Next() {
+		var c provider.StatusChange
+		var status string
+		if err := rows.Scan(&c.Instance, &c.ExecutionID, &status, &c.CustomStatusVersion, &c.Seq); err != nil {
+			return nil, err
+		}
+		c.Status = provider.ExecutionStatus(status)
+		changes = append(changes, c)
+	}
+	return changes, rows.Err()
+}

@@ -1,0 +1,171 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// FetchWorkItem implements provider.Provider.
+func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.WorkItemLease, error) {
+	const op = "fetch work item"
+	if err := checkTimeouts(op, lockTimeout, pollTimeout); err != nil {
+		return nil, err
+	}
+	var lease *provider.WorkItemLease
+	err := p.pollUntil(ctx, pollTimeout, p.workerWork, func() (bool, error) {
+		var err error
+		lease, err = p.lockWorkItem(ctx, op, lockTimeout)
+		return lease != nil, err
+	})
+	return lease, err
+}
+
+func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
+	var lease *provider.WorkItemLease
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		lease = nil
+		now := nowMs()
+		var id int64
+		var data string
+		var ref provider.ActivityRef
+		err := tx.QueryRowContext(ctx, `
+			SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
+			WHERE visible_at <= ? AND (lock_token IS NULL OR locked_until <= ?)
+			ORDER BY id LIMIT 1`, now, now).Scan(&id, &ref.Instance, &ref.ExecutionID, &ref.ActivityID, &data)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("find work item: %w", err)
+		}
+		l := &provider.WorkItemLease{LockToken: newToken()}
+		if err := tx.QueryRowContext(ctx, `
+			UPDATE worker_queue SET lock_token = ?, locked_until = ?, attempt_count = attempt_count + 1
+			WHERE id = ? RETURNING attempt_count`, l.LockToken, now+lockTimeout.Milliseconds(), id).Scan(&l.AttemptCount); err != nil {
+			return fmt.Errorf("lock work item %d: %w", id, err)
+		}
+		l.Item, l.DecodeError = provider.DecodeWorkItem(data)
+		if l.DecodeError != nil {
+			l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
+			l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ActivityID}
+		}
+		if l.State, err = executionState(ctx, tx, ref.Instance, ref.ExecutionID); err != nil {
+			return err
+		}
+		lease = l
+		return nil
+	})
+	return lease, err
+}
+
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// executionState tells a worker whether anyone still waits for an activity of
+// the given execution.
+func executionState(ctx context.Context, q rowQuerier, instance string, executionID int64) (provider.ExecutionState, error) {
+	var current int64
+	var status sql.NullString
+	err := q.QueryRowContext(ctx, `
+		SELECT i.current_execution_id, e.status FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id = ?`, instance).Scan(&current, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return provider.StateMissing, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read state of %q: %w", instance, err)
+	}
+	return provider.StateOf(true, executionID, current, provider.ExecutionStatus(status.String)), nil
+}
+
+// AckWorkItem implements provider.Provider.
+func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	const op = "ack work item"
+	if lockToken == "" {
+		return lockNotHeld(op, "", "empty lock token")
+	}
+	var data string
+	if completion != nil {
+		var err error
+		if data, err = encodeItem(op, *completion, false); err != nil {
+			return err
+		}
+	}
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, lockToken, now)
+		if err != nil {
+			return fmt.Errorf("delete work item: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+		}
+		if completion == nil {
+			return nil
+		}
+		return insertOrchestratorItem(ctx, tx, *completion, data, now)
+	})
+	if err == nil && completion != nil {
+		p.orchestratorWork.notify()
+	}
+	return err
+}
+
+// AbandonWorkItem implements provider.Provider.
+func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+	const op = "abandon work item"
+	if delay < 0 {
+		return invalid(op, "", "delay must not be negative, got %v", delay)
+	}
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		res, err := tx.ExecContext(ctx, `
+			UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = ?,
+				attempt_count = CASE WHEN ? THEN MAX(attempt_count - 1, 0) ELSE attempt_count END
+			WHERE lock_token = ? AND locked_until > ?`, now+delay.Milliseconds(), ignoreAttempt, lockToken, now)
+		if err != nil {
+			return fmt.Errorf("abandon work item: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+		}
+		return nil
+	})
+	if err == nil {
+		p.workerWork.notify()
+	}
+	return err
+}
+
+// RenewWorkItemLock implements provider.Provider.
+func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (provider.ExecutionState, error) {
+	const op = "renew work item lock"
+	if extendFor <= 0 {
+		return "", invalid(op, "", "extension must be positive, got %v", extendFor)
+	}
+	var state provider.ExecutionState
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		var instance string
+		var executionID int64
+		err := tx.QueryRowContext(ctx, `
+			UPDATE worker_queue SET locked_until = ? WHERE lock_token = ? AND locked_until > ?
+			RETURNING instance_id, execution_id`, now+extendFor.Milliseconds(), lockToken, now).Scan(&instance, &executionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+		}
+		if err != nil {
+			return fmt.Errorf("renew work item lock: %w", err)
+		}
+		state, err = executionState(ctx, tx, instance, executionID)
+		return err
+	})
+	return state, err
+}

@@ -1,0 +1,82 @@
+package provider
+
+import "fmt"
+
+// WorkItemKind names the type of a queue message.
+type WorkItemKind string
+
+// Work item kinds. ActivityExecute goes to the worker queue; every other kind goes
+// to the orchestrator queue of the instance named by WorkItem.Instance.
+const (
+	WorkStartOrchestration WorkItemKind = "StartOrchestration"
+	WorkActivityExecute    WorkItemKind = "ActivityExecute"
+	WorkActivityCompleted  WorkItemKind = "ActivityCompleted"
+	WorkActivityFailed     WorkItemKind = "ActivityFailed"
+	WorkTimerFired         WorkItemKind = "TimerFired"
+	WorkExternalRaised     WorkItemKind = "ExternalRaised"
+	WorkSubOrchCompleted   WorkItemKind = "SubOrchCompleted"
+	WorkSubOrchFailed      WorkItemKind = "SubOrchFailed"
+	WorkCancelInstance     WorkItemKind = "CancelInstance"
+	WorkContinueAsNew      WorkItemKind = "ContinueAsNew"
+)
+
+var knownWorkItemKinds = map[WorkItemKind]bool{
+	WorkStartOrchestration: true, WorkActivityExecute: true, WorkActivityCompleted: true,
+	WorkActivityFailed: true, WorkTimerFired: true, WorkExternalRaised: true,
+	WorkSubOrchCompleted: true, WorkSubOrchFailed: true, WorkCancelInstance: true,
+	WorkContinueAsNew: true,
+}
+
+// WorkItem is a message on one of the two queues.
+//
+// Instance is always the instance the message is for: for a sub-orchestration's
+// completion that is the parent, with ExecutionID and ID naming the parent's
+// execution and scheduling event. Completions carry the execution ID they were
+// scheduled in; the runtime, not the provider, discards stale ones.
+type WorkItem struct {
+	Kind        WorkItemKind `json:"kind"`
+	Instance    string       `json:"instance"`
+	ExecutionID int64        `json:"executionId,omitempty"`
+	// ID is the scheduling event's ID for activities, timers and child completions.
+	ID int64 `json:"id,omitempty"`
+	// Name is the orchestration, activity or external event name, by kind.
+	Name    string        `json:"name,omitempty"`
+	Version string        `json:"version,omitempty"`
+	Input   string        `json:"input,omitempty"`
+	Result  string        `json:"result,omitempty"`
+	Error   *ErrorDetails `json:"error,omitempty"`
+	// FireAt is a timer's due time in Unix milliseconds; the message is invisible until then.
+	FireAt            int64  `json:"fireAt,omitempty"`
+	ParentInstance    string `json:"parentInstance,omitempty"`
+	ParentExecutionID int64  `json:"parentExecutionId,omitempty"`
+	ParentID          int64  `json:"parentId,omitempty"`
+	Reason            string `json:"reason,omitempty"`
+}
+
+// ForWorkerQueue reports whether the item belongs on the worker queue.
+func (w WorkItem) ForWorkerQueue() bool { return w.Kind == WorkActivityExecute }
+
+// Validate checks the fields every provider relies on for routing.
+func (w WorkItem) Validate() error {
+	if !knownWorkItemKinds[w.Kind] {
+		return fmt.Errorf("work item kind %q is not known", w.Kind)
+	}
+	if w.Instance == "" {
+		return fmt.Errorf("%s work item has no instance", w.Kind)
+	}
+	if w.Kind == WorkStartOrchestration && w.Name == "" {
+		return fmt.Errorf("StartOrchestration for %q has no orchestration name", w.Instance)
+	}
+	if w.Kind == WorkActivityExecute && w.Name == "" {
+		return fmt.Errorf("ActivityExecute for %q has no activity name", w.Instance)
+	}
+	return nil
+}
+
+// ActivityRef identifies a scheduled activity, for cancellation.
+type ActivityRef struct {
+	Instance    string
+	ExecutionID int64
+	// ActivityID is the ID of the ActivityScheduled event.
+	ActivityID int64
+}
