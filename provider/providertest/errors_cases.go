@@ -1,0 +1,264 @@
+package providertest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+func errorCases() []Case {
+	return []Case{
+		{"AckWithUnknownTokenRejected", ackUnknownToken},
+		{"RenewWithUnknownTokenRejected", renewUnknownToken},
+		{"AbandonWithUnknownTokenRejected", abandonUnknownToken},
+		{"WorkerAckWithUnknownTokenRejected", workerAckUnknownToken},
+		{"WorkerRenewWithUnknownTokenRejected", workerRenewUnknownToken},
+		{"WorkerAbandonWithUnknownTokenRejected", workerAbandonUnknownToken},
+		{"DuplicateEventIDAcrossTurnsRejected", duplicateEventAcrossTurns},
+		{"DuplicateEventIDWithinDeltaRejected", duplicateEventWithinDelta},
+		{"LockErrorsAreTypedAndPermanent", lockErrorsTyped},
+		{"CorruptHistoryReportedWithInstance", corruptHistoryReported},
+		{"CorruptHistoryCountsTowardPoisonLimit", corruptHistoryCountsAttempts},
+		{"CorruptOrchestratorMessageReported", corruptOrchestratorMessage},
+		{"CorruptWorkItemReported", corruptWorkItem},
+		{"InvalidWorkItemsRejected", invalidWorkItemsRejected},
+		{"InvalidTimeoutsRejected", invalidTimeoutsRejected},
+		{"FirstTurnWithoutNameRejected", firstTurnWithoutName},
+		{"ZeroValueInputsDoNotPanic", zeroValueInputs},
+	}
+}
+
+func ackUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	err := e.p.AckOrchestrationItem(e.ctx, "no-such-token", provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
+		Metadata:     provider.ExecutionMetadata{OrchestrationName: orchName}})
+	e.wantErr(err, provider.ErrLockNotHeld, "ack with unknown token")
+	e.wantEqual(e.exists("a"), false, "instance created by rejected ack")
+	e.wantEqual(e.fetch().Instance, "a", "message still queued")
+}
+
+func renewUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, "no-such-token", time.Minute), provider.ErrLockNotHeld, "renew with unknown token")
+}
+
+func abandonUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, "no-such-token", 0, false), provider.ErrLockNotHeld, "abandon with unknown token")
+	e.fetchNone() // the real holder's lock is untouched
+	e.ack(item, firstTurn(item))
+}
+
+func workerAckUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	e.wantErr(e.p.AckWorkItem(e.ctx, "no-such-token", completionItem("a", 1, 1)), provider.ErrLockNotHeld, "worker ack with unknown token")
+	e.wantEqual(e.depths().Orchestrator, 0, "completions enqueued by rejected ack")
+	e.wantEqual(e.fetchWork().Item.ID, 1, "work item still queued")
+}
+
+func workerRenewUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	_, err := e.p.RenewWorkItemLock(e.ctx, "no-such-token", time.Minute)
+	e.wantErr(err, provider.ErrLockNotHeld, "worker renew with unknown token")
+}
+
+func workerAbandonUnknownToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWork()
+	e.wantErr(e.p.AbandonWorkItem(e.ctx, "no-such-token", 0, false), provider.ErrLockNotHeld, "worker abandon with unknown token")
+	e.fetchWorkNone()
+	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack by the real holder")
+}
+
+func duplicateEventAcrossTurns(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.enqueue(externalItem("a", "go"))
+	item := e.fetch()
+	err := e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventExternalRaised}}})
+	e.wantErr(err, provider.ErrDuplicateEvent, "ack re-using event ID 1")
+	e.wantEqual(e.history("a")[0].Kind, provider.EventOrchestrationStarted, "event 1 after rejected ack")
+}
+
+func duplicateEventWithinDelta(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	ack.HistoryDelta = append(ack.HistoryDelta, ack.HistoryDelta[0])
+	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, ack), provider.ErrDuplicateEvent, "ack with one ID twice")
+	e.wantEqual(e.exists("a"), false, "instance created by rejected ack")
+}
+
+func lockErrorsTyped(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	err := e.p.AckOrchestrationItem(e.ctx, "stale", provider.OrchestrationAck{ExecutionID: 1})
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("ack with stale token: error %T %v is not a *provider.Error", err, err)
+	}
+	if provider.IsRetryable(err) {
+		t.Fatalf("ack with stale token: %v is marked retryable; a lost lock never comes back", err)
+	}
+	e.wantErr(err, provider.ErrLockNotHeld, "ack with stale token")
+}
+
+func corruptHistoryReported(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("broken-instance")
+	e.f.CorruptHistoryEvent(t, e.p, "broken-instance", 1, 1)
+	e.enqueue(externalItem("broken-instance", "go"))
+	item := e.fetch()
+	if item.DecodeError == nil || !errors.Is(item.DecodeError, provider.ErrCorruptData) {
+		t.Fatalf("fetch of corrupt history: DecodeError = %v, want ErrCorruptData", item.DecodeError)
+	}
+	if !strings.Contains(item.DecodeError.Error(), "broken-instance") {
+		t.Fatalf("decode error %q does not name the instance", item.DecodeError)
+	}
+	_, err := e.p.ReadHistory(e.ctx, "broken-instance")
+	e.wantErr(err, provider.ErrCorruptData, "read corrupt history")
+	if !strings.Contains(err.Error(), "broken-instance") {
+		t.Fatalf("read error %q does not name the instance", err)
+	}
+}
+
+func corruptHistoryCountsAttempts(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.f.CorruptHistoryEvent(t, e.p, "a", 1, 1)
+	e.enqueue(externalItem("a", "go"))
+	for want := 1; want <= 3; want++ {
+		item := e.fetch()
+		if item.DecodeError == nil {
+			t.Fatal("fetch of corrupt history: no DecodeError")
+		}
+		e.wantEqual(item.AttemptCount, want, "attempt count")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+	}
+}
+
+func corruptOrchestratorMessage(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.enqueue(externalItem("a", "bad"))
+	e.f.CorruptOrchestratorMessages(t, e.p, "a")
+	e.enqueue(externalItem("a", "good"))
+	item := e.fetch()
+	if !errors.Is(item.DecodeError, provider.ErrCorruptData) || !strings.Contains(item.DecodeError.Error(), `"a"`) {
+		t.Fatalf("DecodeError = %v, want ErrCorruptData naming instance \"a\"", item.DecodeError)
+	}
+	e.wantEqual(len(item.Messages), 1, "decodable messages returned")
+	e.wantEqual(item.Messages[0].Name, "good", "decodable message")
+	e.wantEqual(item.AttemptCount, 1, "attempt count")
+	// Acking drops the corrupt message with the rest of the batch.
+	e.ack(item, provider.OrchestrationAck{ExecutionID: 1})
+	e.fetchNone()
+}
+
+func corruptWorkItem(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.schedule("a", 2)
+	e.f.CorruptWorkItems(t, e.p, "a")
+	lease := e.fetchWork()
+	if !errors.Is(lease.DecodeError, provider.ErrCorruptData) || !strings.Contains(lease.DecodeError.Error(), `"a"`) {
+		t.Fatalf("DecodeError = %v, want ErrCorruptData naming instance \"a\"", lease.DecodeError)
+	}
+	e.wantEqual(lease.Item.Instance, "a", "instance of corrupt item")
+	e.wantEqual(lease.Item.ID, 2, "activity ID of corrupt item")
+	e.wantEqual(lease.AttemptCount, 1, "attempt count")
+	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), "abandon corrupt item")
+	e.wantEqual(e.fetchWork().AttemptCount, 2, "attempt count on refetch")
+}
+
+func invalidWorkItemsRejected(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	bad := []provider.WorkItem{
+		{Kind: provider.WorkExternalRaised},                            // no instance
+		{Kind: "NoSuchKind", Instance: "a"},                            // unknown kind
+		{Kind: provider.WorkStartOrchestration, Instance: "a"},         // no orchestration name
+		{Kind: provider.WorkActivityExecute, Instance: "a", Name: "x"}, // worker item on the orchestrator queue
+	}
+	for _, it := range bad {
+		e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, it, 0), provider.ErrInvalidArgument, "enqueue "+string(it.Kind))
+	}
+	e.wantErr(e.p.EnqueueForWorker(e.ctx, externalItem("a", "x"), 0), provider.ErrInvalidArgument, "orchestrator item on the worker queue")
+	e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), -time.Second), provider.ErrInvalidArgument, "negative delay")
+	e.wantEqual(e.depths(), provider.QueueDepths{}, "queue depths after rejected enqueues")
+}
+
+func invalidTimeoutsRejected(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	_, err := e.p.FetchOrchestrationItem(e.ctx, 0, 0)
+	e.wantErr(err, provider.ErrInvalidArgument, "fetch with zero lock timeout")
+	_, err = e.p.FetchWorkItem(e.ctx, time.Second, -time.Second)
+	e.wantErr(err, provider.ErrInvalidArgument, "fetch work with negative poll timeout")
+	e.wantEqual(e.fetch().Instance, "a", "message untouched by rejected fetches")
+}
+
+func firstTurnWithoutName(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(externalItem("ghost", "x"))
+	item := e.fetch()
+	err := e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}}})
+	e.wantErr(err, provider.ErrInvalidArgument, "first turn without orchestration name")
+	e.wantEqual(e.exists("ghost"), false, "instance created")
+	e.ack(item, provider.OrchestrationAck{ExecutionID: 1}) // the lock was kept; an empty ack still works
+}
+
+// Every method called with zero values must return, not panic.
+func zeroValueInputs(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	ctx, p, a := e.ctx, e.p, e.a
+	calls := map[string]func() error{
+		"FetchOrchestrationItem":  func() error { _, err := p.FetchOrchestrationItem(ctx, 0, 0); return err },
+		"FetchOrchestrationItems": func() error { _, err := p.FetchOrchestrationItems(ctx, 0, 0, 0); return err },
+		"AckOrchestrationItem":    func() error { return p.AckOrchestrationItem(ctx, "", provider.OrchestrationAck{}) },
+		"AbandonOrchestrationItem": func() error {
+			return p.AbandonOrchestrationItem(ctx, "", 0, false)
+		},
+		"RenewOrchestrationItemLock": func() error { return p.RenewOrchestrationItemLock(ctx, "", 0) },
+		"FetchWorkItem":              func() error { _, err := p.FetchWorkItem(ctx, 0, 0); return err },
+		"AckWorkItem":                func() error { return p.AckWorkItem(ctx, "", &provider.WorkItem{}) },
+		"AbandonWorkItem":            func() error { return p.AbandonWorkItem(ctx, "", 0, false) },
+		"RenewWorkItemLock":          func() error { _, err := p.RenewWorkItemLock(ctx, "", 0); return err },
+		"EnqueueForOrchestrator":     func() error { return p.EnqueueForOrchestrator(ctx, provider.WorkItem{}, 0) },
+		"EnqueueForWorker":           func() error { return p.EnqueueForWorker(ctx, provider.WorkItem{}, 0) },
+		"AppendHistory":              func() error { return p.AppendHistory(ctx, "", 0, []provider.Event{{}}) },
+		"GetCustomStatus":            func() error { _, _, err := p.GetCustomStatus(ctx, "", 0); return err },
+		"GetExecutionInfo":           func() error { _, err := a.GetExecutionInfo(ctx, "", 0); return err },
+		"GetParent":                  func() error { _, _, err := a.GetParent(ctx, ""); return err },
+		"GetInstanceTree":            func() error { _, err := a.GetInstanceTree(ctx, ""); return err },
+		"DeleteInstance":             func() error { _, err := a.DeleteInstance(ctx, "", false); return err },
+		"PruneExecutions":            func() error { _, err := a.PruneExecutions(ctx, "", provider.PruneOptions{KeepLast: -1}); return err },
+		"DeleteInstancesBulk": func() error {
+			_, err := a.DeleteInstancesBulk(ctx, provider.DeleteFilter{Limit: -1})
+			return err
+		},
+	}
+	for name, call := range calls {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s with zero values panicked: %v", name, r)
+				}
+			}()
+			if err := call(); err == nil {
+				t.Errorf("%s with zero values: no error", name)
+			}
+		}()
+	}
+	e.wantEqual(e.depths(), provider.QueueDepths{}, "queue depths after zero-value calls")
+}

@@ -1,0 +1,192 @@
+package providertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+func expiryCases() []Case {
+	return []Case{
+		{"LockExpiresAfterTimeout", lockExpiresAfterTimeout},
+		{"AbandonReleasesAtOnce", abandonReleasesAtOnce},
+		{"AbandonWithDelayHidesInstance", abandonWithDelayHides},
+		{"AbandonWithDelayReleasesAfterDelay", abandonWithDelayReleases},
+		{"RenewExtendsLock", renewExtendsLock},
+		{"RenewAfterExpiryFails", renewAfterExpiryFails},
+		{"AckAfterExpiryFailsAndWritesNothing", ackAfterExpiryFails},
+		{"RenewAfterAckFails", renewAfterAckFails},
+		{"AbandonAfterAckFails", abandonAfterAckFails},
+		{"WorkItemLockExpires", workItemLockExpires},
+		{"WorkItemLockIsExclusive", workItemLockExclusive},
+		{"WorkItemAbandonReleasesAtOnce", workItemAbandonReleases},
+		{"WorkItemAbandonWithDelayHidesItem", workItemAbandonDelayHides},
+		{"WorkItemAbandonWithDelayReleasesAfterDelay", workItemAbandonDelayReleases},
+		{"WorkItemRenewExtendsLock", workItemRenewExtends},
+		{"WorkItemRenewAfterExpiryFails", workItemRenewAfterExpiry},
+		{"WorkItemAckAfterExpiryFails", workItemAckAfterExpiry},
+		{"WorkItemAckAfterAckFails", workItemAckAfterAck},
+	}
+}
+
+func lockExpiresAfterTimeout(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	e.fetchLock(shortLock)
+	time.Sleep(pastShortLock)
+	e.wantEqual(e.fetch().Instance, "a", "instance after lock expiry")
+}
+
+func abandonReleasesAtOnce(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+	e.wantEqual(e.fetch().Instance, "a", "instance right after abandon")
+}
+
+func abandonWithDelayHides(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, time.Minute, false), "abandon with delay")
+	e.fetchNone()
+	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after abandon")
+}
+
+func abandonWithDelayReleases(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, false), "abandon with delay")
+	time.Sleep(pastShortLock)
+	e.wantEqual(e.fetch().Instance, "a", "instance after abandon delay")
+}
+
+func renewExtendsLock(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetchLock(shortLock)
+	e.must(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), "renew")
+	time.Sleep(pastShortLock)
+	e.fetchNone()
+	e.ack(item, firstTurn(item))
+}
+
+func renewAfterExpiryFails(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetchLock(shortLock)
+	time.Sleep(pastShortLock)
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), provider.ErrLockNotHeld, "renew after expiry")
+}
+
+func ackAfterExpiryFails(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetchLock(shortLock)
+	time.Sleep(pastShortLock)
+	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after expiry")
+	e.wantEqual(e.exists("a"), false, "instance created by expired ack")
+	e.wantEqual(len(e.fetch().Messages), 1, "messages kept after expired ack")
+}
+
+func renewAfterAckFails(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.ack(item, firstTurn(item))
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), provider.ErrLockNotHeld, "renew after ack")
+}
+
+func abandonAfterAckFails(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.ack(item, firstTurn(item))
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), provider.ErrLockNotHeld, "abandon after ack")
+}
+
+func workItemLockExpires(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	first := e.fetchWorkLock(shortLock)
+	time.Sleep(pastShortLock)
+	again := e.fetchWork()
+	e.wantEqual(again.Item.ID, 1, "item after lock expiry")
+	if again.LockToken == first.LockToken {
+		t.Fatal("refetched item kept the expired token")
+	}
+}
+
+func workItemLockExclusive(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	e.fetchWork()
+	e.fetchWorkNone()
+}
+
+func workItemAbandonReleases(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWork()
+	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), "abandon")
+	e.wantEqual(e.fetchWork().Item.ID, 1, "item right after abandon")
+}
+
+func workItemAbandonDelayHides(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWork()
+	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, time.Minute, false), "abandon with delay")
+	e.fetchWorkNone()
+	e.wantEqual(e.depths().Delayed, 1, "delayed items")
+}
+
+func workItemAbandonDelayReleases(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWork()
+	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, shortLock, false), "abandon with delay")
+	time.Sleep(pastShortLock)
+	e.wantEqual(e.fetchWork().Item.ID, 1, "item after abandon delay")
+}
+
+func workItemRenewExtends(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWorkLock(shortLock)
+	_, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	e.must(err, "renew")
+	time.Sleep(pastShortLock)
+	e.fetchWorkNone()
+	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack after renewal")
+}
+
+func workItemRenewAfterExpiry(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWorkLock(shortLock)
+	time.Sleep(pastShortLock)
+	_, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	e.wantErr(err, provider.ErrLockNotHeld, "renew after expiry")
+}
+
+func workItemAckAfterExpiry(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWorkLock(shortLock)
+	time.Sleep(pastShortLock)
+	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), provider.ErrLockNotHeld, "ack after expiry")
+	e.wantEqual(e.fetchWork().Item.ID, 1, "item still queued after expired ack")
+}
+
+func workItemAckAfterAck(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueWork(activityItem("a", 1, 1))
+	lease := e.fetchWork()
+	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 1)), "first ack")
+	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 1)), provider.ErrLockNotHeld, "second ack")
+	e.wantEqual(e.depths().Orchestrator, 1, "completions enqueued")
+}

@@ -1,0 +1,142 @@
+package providertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+func managementCases() []Case {
+	return []Case{
+		{"ListInstancesOnEmptyStore", listInstancesEmpty},
+		{"ListInstancesReturnsAll", listInstancesAll},
+		{"ListInstancesByStatus", listInstancesByStatus},
+		{"ListExecutions", listExecutions},
+		{"InstanceInfo", instanceInfo},
+		{"InstanceInfoOfUnknownInstance", instanceInfoUnknown},
+		{"ExecutionInfo", executionInfo},
+		{"ExecutionInfoOfUnknownExecution", executionInfoUnknown},
+		{"SystemMetrics", systemMetrics},
+		{"QueueDepths", queueDepths},
+	}
+}
+
+func listInstancesEmpty(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	ids, err := e.a.ListInstances(e.ctx)
+	e.must(err, "list instances")
+	e.wantEqual(len(ids), 0, "instances in an empty store")
+}
+
+func listInstancesAll(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	for _, id := range []string{"a", "b", "c"} {
+		e.create(id)
+	}
+	ids, err := e.a.ListInstances(e.ctx)
+	e.must(err, "list instances")
+	e.wantEqual(len(ids), 3, "instances")
+	seen := map[string]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	e.wantEqual(seen["a"] && seen["b"] && seen["c"], true, "all three listed")
+}
+
+func listInstancesByStatus(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	for _, id := range []string{"run", "ok", "bad"} {
+		e.create(id)
+	}
+	e.finish("ok", provider.StatusCompleted, `1`)
+	e.finish("bad", provider.StatusFailed, `"boom"`)
+	for status, want := range map[provider.ExecutionStatus][]string{
+		provider.StatusRunning: {"run"}, provider.StatusCompleted: {"ok"}, provider.StatusFailed: {"bad"},
+		provider.StatusTerminated: nil,
+	} {
+		ids, err := e.a.ListInstancesByStatus(e.ctx, status)
+		e.must(err, "list by status")
+		e.wantEqual(ids, want, "instances "+string(status))
+	}
+}
+
+func listExecutions(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.continueAsNew("a")
+	ids, err := e.a.ListExecutions(e.ctx, "a")
+	e.must(err, "list executions")
+	e.wantEqual(ids, []int64{1, 2}, "executions")
+	none, err := e.a.ListExecutions(e.ctx, "unknown")
+	e.must(err, "list executions of unknown instance")
+	e.wantEqual(len(none), 0, "executions of unknown instance")
+}
+
+func instanceInfo(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	before := time.Now().Add(-time.Second)
+	e.create("a")
+	e.createChild("c", "a")
+	e.finish("a", provider.StatusCompleted, `"result"`)
+	info := e.info("a")
+	e.wantEqual([]any{info.OrchestrationName, info.Version, info.Status, info.Output, info.CurrentExecutionID, info.ParentInstance},
+		[]any{orchName, "1.0.0", provider.StatusCompleted, `"result"`, 1, ""}, "instance info")
+	if info.CreatedAt.Before(before) || info.UpdatedAt.Before(info.CreatedAt) {
+		t.Fatalf("times: created %v updated %v, want created after %v and updated not before created", info.CreatedAt, info.UpdatedAt, before)
+	}
+	e.wantEqual(e.info("c").ParentInstance, "a", "child's parent")
+}
+
+func instanceInfoUnknown(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	_, err := e.a.GetInstanceInfo(e.ctx, "unknown")
+	e.wantErr(err, provider.ErrNotFound, "info of unknown instance")
+}
+
+func executionInfo(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	running, err := e.a.GetExecutionInfo(e.ctx, "a", 1)
+	e.must(err, "execution info")
+	e.wantEqual([]any{running.Status, running.CompletedAt.IsZero(), running.EventCount}, []any{provider.StatusRunning, true, 1}, "running execution")
+	e.finish("a", provider.StatusFailed, `"boom"`)
+	done, err := e.a.GetExecutionInfo(e.ctx, "a", 1)
+	e.must(err, "execution info")
+	e.wantEqual([]any{done.Status, done.Output, done.CompletedAt.IsZero(), done.EventCount}, []any{provider.StatusFailed, `"boom"`, false, 3}, "failed execution")
+}
+
+func executionInfoUnknown(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	_, err := e.a.GetExecutionInfo(e.ctx, "a", 9)
+	e.wantErr(err, provider.ErrNotFound, "info of unknown execution")
+}
+
+func systemMetrics(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	for _, id := range []string{"r1", "r2", "ok", "bad", "term"} {
+		e.create(id)
+	}
+	e.finish("ok", provider.StatusCompleted, `1`)
+	e.finish("bad", provider.StatusFailed, `"x"`)
+	e.finish("term", provider.StatusTerminated, `"stop"`)
+	e.continueAsNew("r1")
+	m, err := e.a.GetSystemMetrics(e.ctx)
+	e.must(err, "system metrics")
+	// r1: 3 + 1 events; r2: 1; ok, bad, term: 3 each.
+	e.wantEqual(m, provider.SystemMetrics{TotalInstances: 5, Running: 2, Completed: 1, Failed: 1, Terminated: 1,
+		TotalExecutions: 6, TotalEvents: 14}, "metrics")
+}
+
+func queueDepths(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	e.enqueue(startItem("b"))
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, startItem("c"), time.Hour), "enqueue delayed")
+	e.enqueueWork(activityItem("x", 1, 1))
+	e.enqueueWork(activityItem("x", 1, 2))
+	e.fetch()     // a: locked
+	e.fetchWork() // one activity locked
+	e.wantEqual(e.depths(), provider.QueueDepths{Orchestrator: 1, Worker: 1, Delayed: 1, Locked: 2}, "queue depths")
+}
