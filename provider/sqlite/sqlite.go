@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync"
@@ -24,7 +25,8 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Options tune a provider. The zero value is usable.
@@ -34,7 +36,7 @@ type Options struct {
 	// Work enqueued through the same Provider wakes waiters at once. Default 50ms.
 	PollInterval time.Duration
 	// BusyTimeout is how long a write waits for another connection's write lock
-	// before failing with a retryable error. Default 10s.
+	// before failing with a retryable error. Default 30s.
 	BusyTimeout time.Duration
 	// Durable makes every commit wait for fsync (synchronous=FULL). By default,
 	// WAL with synchronous=NORMAL survives process crashes but may lose the last
@@ -47,7 +49,7 @@ func (o Options) withDefaults() Options {
 		o.PollInterval = 50 * time.Millisecond
 	}
 	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = 10 * time.Second
+		o.BusyTimeout = 30 * time.Second
 	}
 	return o
 }
@@ -112,7 +114,7 @@ func fileDSN(path string, opts Options) string {
 
 func commonParams(opts Options, wal bool) string {
 	q := []string{
-		fmt.Sprintf("_pragma=busy_timeout(%d)", opts.BusyTimeout.Milliseconds()),
+		fmt.Sprintf("_pragma=busy_timeout(%d)", nativeBusyTimeout.Milliseconds()),
 		"_txlock=immediate",
 	}
 	if wal {
@@ -163,14 +165,32 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 
 func newToken() string { return uuid.NewString() }
 
+// nativeBusyTimeout is SQLite's own wait for a locked database. It is short on
+// purpose: SQLite's busy handler sleeps in growing steps up to 100ms, so under
+// contention from other processes a waiter keeps missing the moments the lock
+// is free. writeTx retries with short random sleeps instead, up to BusyTimeout.
+const nativeBusyTimeout = 100 * time.Millisecond
+
 // writeTx runs fn in a BEGIN IMMEDIATE transaction and commits it, or rolls it
-// back when fn fails.
+// back when fn fails. While another connection holds the write lock it retries
+// the whole transaction, so fn must not keep state from a previous try.
 func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
+	deadline := time.Now().Add(p.opts.BusyTimeout)
+	for {
+		err := p.tryWriteTx(ctx, op, fn)
+		if !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond)
+	}
+}
+
+func (p *Provider) tryWriteTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	tx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(op, "", fmt.Errorf("begin: %w", err))
@@ -201,11 +221,18 @@ func classify(op, instance string, err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	msg := err.Error()
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "SQLITE_LOCKED") ||
-		strings.Contains(msg, "database is locked") {
+	if isBusy(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return provider.Retryable(op, instance, err)
 	}
 	return provider.Permanent(op, instance, err)
+}
+
+// isBusy reports whether err is SQLite saying another connection holds a lock.
+func isBusy(err error) bool {
+	var se *sqlitedriver.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // extended codes keep the primary code in the low byte
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }

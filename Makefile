@@ -1,0 +1,44 @@
+# duroxide-go — see README.md for what each target needs.
+GO            ?= go
+STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOTESTFLAGS   ?= -race -count=1 -timeout 20m
+BIN           := bin
+
+.PHONY: all build test test-short lint vet fmt fmt-check conformance clean
+
+all: build
+
+## build: compile every package and the binaries under cmd/
+build:
+	$(GO) build ./...
+
+## test: vet, formatting check, then every test under the race detector
+test: vet fmt-check
+	$(GO) test $(GOTESTFLAGS) ./...
+
+## test-short: the tests without the race detector (faster local loop)
+test-short:
+	$(GO) test -count=1 ./...
+
+## conformance: the provider conformance suite on SQLite, one line per case
+conformance:
+	$(GO) test -count=1 -run Conformance -v ./provider/sqlite/
+
+## lint: go vet, gofmt and staticcheck
+lint: vet fmt-check
+	$(GO) run $(STATICCHECK) ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w .
+
+fmt-check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf $(BIN)
+
+help:
+	@grep -E '^## ' Makefile | sed 's/^## //'
