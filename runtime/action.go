@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// action is a decision the orchestration made: schedule an activity, a timer,
+// a child, a detached start, or subscribe to an event. On replay each action
+// must match the scheduling event the history recorded for it.
+type action struct {
+	kind     provider.EventKind
+	name     string
+	input    string
+	version  string
+	instance string
+	fireAt   int64
+	future   *Future
+	// id is the scheduling event's ID once recorded or matched.
+	id int64
+	// cancelled is set once this turn has asked for the activity's removal.
+	cancelled bool
+}
+
+func (a *action) describe() string {
+	switch a.kind {
+	case provider.EventTimerCreated:
+		return string(a.kind)
+	case provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
+		return fmt.Sprintf("%s %q (instance %q)", a.kind, a.name, a.instance)
+	default:
+		return fmt.Sprintf("%s %q", a.kind, a.name)
+	}
+}
+
+func describeEvent(e provider.Event) string {
+	a := action{kind: e.Kind, name: e.Name, instance: e.Instance}
+	return a.describe()
+}
+
+// matches reports whether the history event records this decision.
+func (a *action) matches(e provider.Event) bool {
+	if a.kind != e.Kind {
+		return false
+	}
+	switch a.kind {
+	case provider.EventTimerCreated:
+		return true
+	case provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
+		return a.name == e.Name && a.instance == e.Instance
+	default:
+		return a.name == e.Name
+	}
+}
+
+// event is the history event that records the decision.
+func (a *action) event(id, now int64) provider.Event {
+	return provider.Event{ID: id, Kind: a.kind, Time: now, Name: a.name, Input: a.input,
+		Version: a.version, Instance: a.instance, FireAt: a.fireAt}
+}
+
+func isSchedulingEvent(k provider.EventKind) bool {
+	switch k {
+	case provider.EventActivityScheduled, provider.EventTimerCreated, provider.EventExternalSubscribed,
+		provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
+		return true
+	}
+	return false
+}
+
+func isTerminalEvent(k provider.EventKind) bool {
+	switch k {
+	case provider.EventOrchestrationCompleted, provider.EventOrchestrationFailed,
+		provider.EventOrchestrationTerminated, provider.EventOrchestrationContinuedAsNew:
+		return true
+	}
+	return false
+}
+
+// completionKind maps a completion message to the event that records it and
+// the scheduling event it must answer.
+func completionKind(k provider.WorkItemKind) (event, answers provider.EventKind, ok bool) {
+	switch k {
+	case provider.WorkActivityCompleted:
+		return provider.EventActivityCompleted, provider.EventActivityScheduled, true
+	case provider.WorkActivityFailed:
+		return provider.EventActivityFailed, provider.EventActivityScheduled, true
+	case provider.WorkTimerFired:
+		return provider.EventTimerFired, provider.EventTimerCreated, true
+	case provider.WorkSubOrchCompleted:
+		return provider.EventSubOrchestrationCompleted, provider.EventSubOrchestrationScheduled, true
+	case provider.WorkSubOrchFailed:
+		return provider.EventSubOrchestrationFailed, provider.EventSubOrchestrationScheduled, true
+	}
+	return "", "", false
+}

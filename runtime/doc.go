@@ -1,0 +1,20 @@
+// Package runtime runs durable orchestrations and activities on a provider.
+//
+// An orchestration is a Go function that coordinates work through its
+// OrchestrationContext: it calls activities, waits on durable timers and
+// external events, starts sub-orchestrations, and returns a result. The runtime
+// records every decision in the instance's history. After a crash, or simply on
+// the next turn, it replays the function from the start against that history:
+// completed work is answered from history, in order, so the function reaches
+// the same state and continues. Orchestration code must therefore be
+// deterministic: use ctx.Now, ctx.NewGUID and activities instead of time.Now,
+// random numbers or I/O, and ctx.Go instead of the go statement.
+//
+// Orchestration code runs as cooperatively scheduled coroutines: only one of an
+// instance's goroutines runs at a time, and the engine switches between them
+// only where they block on a Future. Activities are ordinary functions with a
+// context.Context; they run at least once, and their results are recorded once.
+//
+// A Runtime hosts the two dispatchers (orchestration turns and activity
+// executions); a Client starts, signals, inspects and manages instances.
+package runtime

@@ -1,0 +1,5 @@
+package runtime
+
+import rt "runtime"
+
+func countGoroutines() int { return rt.NumGoroutine() }

@@ -1,0 +1,174 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/mod/semver"
+)
+
+// OrchestrationFunc is the untyped form of an orchestration: JSON in, JSON out.
+// Most code registers typed functions with RegisterOrchestration.
+type OrchestrationFunc func(ctx *OrchestrationContext, input string) (output string, err error)
+
+// ActivityFunc is the untyped form of an activity: JSON in, JSON out.
+type ActivityFunc func(ctx context.Context, input string) (output string, err error)
+
+// Registry maps orchestration names (with versions) and activity names to code.
+// Register everything before the runtime starts; lookups are safe concurrently.
+type Registry struct {
+	mu             sync.RWMutex
+	orchestrations map[string][]versionedOrchestration // ascending by version
+	activities     map[string]ActivityFunc
+}
+
+type versionedOrchestration struct {
+	version string
+	fn      OrchestrationFunc
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{orchestrations: map[string][]versionedOrchestration{}, activities: map[string]ActivityFunc{}}
+}
+
+// DefaultVersion is the version of orchestrations registered without one.
+const DefaultVersion = "1.0.0"
+
+// AddOrchestration registers fn as version of the named orchestration. Versions
+// are semantic versions ("1.2.0" or "v1.2.0"); new instances get the highest.
+func (r *Registry) AddOrchestration(name, version string, fn OrchestrationFunc) error {
+	if name == "" || fn == nil {
+		return fmt.Errorf("register orchestration: name and function are required")
+	}
+	if version == "" {
+		version = DefaultVersion
+	}
+	if !semver.IsValid(canonicalVersion(version)) {
+		return fmt.Errorf("register orchestration %q: version %q is not a semantic version", name, version)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range r.orchestrations[name] {
+		if semver.Compare(canonicalVersion(v.version), canonicalVersion(version)) == 0 {
+			return fmt.Errorf("register orchestration %q: version %s already registered", name, version)
+		}
+	}
+	list := append(r.orchestrations[name], versionedOrchestration{version: version, fn: fn})
+	sort.Slice(list, func(i, j int) bool {
+		return semver.Compare(canonicalVersion(list[i].version), canonicalVersion(list[j].version)) < 0
+	})
+	r.orchestrations[name] = list
+	return nil
+}
+
+// AddActivity registers fn under name.
+func (r *Registry) AddActivity(name string, fn ActivityFunc) error {
+	if name == "" || fn == nil {
+		return fmt.Errorf("register activity: name and function are required")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.activities[name]; ok {
+		return fmt.Errorf("register activity %q: already registered", name)
+	}
+	r.activities[name] = fn
+	return nil
+}
+
+func canonicalVersion(v string) string {
+	if !strings.HasPrefix(v, "v") {
+		return "v" + v
+	}
+	return v
+}
+
+// orchestration finds the code for name at version, or at the highest version
+// when version is empty. It returns the version it resolved.
+func (r *Registry) orchestration(name, version string) (OrchestrationFunc, string, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	list := r.orchestrations[name]
+	if len(list) == 0 {
+		return nil, "", configErrorf("orchestration %q is not registered", name)
+	}
+	if version == "" {
+		latest := list[len(list)-1]
+		return latest.fn, latest.version, nil
+	}
+	for _, v := range list {
+		if semver.Compare(canonicalVersion(v.version), canonicalVersion(version)) == 0 {
+			return v.fn, v.version, nil
+		}
+	}
+	return nil, "", configErrorf("orchestration %q version %s is not registered", name, version)
+}
+
+func (r *Registry) activity(name string) (ActivityFunc, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	fn, ok := r.activities[name]
+	if !ok {
+		return nil, configErrorf("activity %q is not registered", name)
+	}
+	return fn, nil
+}
+
+// Orchestrations lists registered orchestration names with their versions.
+func (r *Registry) Orchestrations() map[string][]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string][]string{}
+	for name, list := range r.orchestrations {
+		for _, v := range list {
+			out[name] = append(out[name], v.version)
+		}
+	}
+	return out
+}
+
+// RegisterOrchestration registers a typed orchestration at DefaultVersion.
+// It panics on a duplicate or invalid registration: those are programming
+// errors found at startup, as with http.ServeMux.
+func RegisterOrchestration[In, Out any](r *Registry, name string, fn func(ctx *OrchestrationContext, input In) (Out, error)) {
+	RegisterOrchestrationVersion(r, name, DefaultVersion, fn)
+}
+
+// RegisterOrchestrationVersion registers a typed orchestration at version.
+func RegisterOrchestrationVersion[In, Out any](r *Registry, name, version string, fn func(ctx *OrchestrationContext, input In) (Out, error)) {
+	err := r.AddOrchestration(name, version, func(ctx *OrchestrationContext, raw string) (string, error) {
+		var in In
+		if err := decodePayload(raw, &in); err != nil {
+			return "", fmt.Errorf("orchestration %q input: %w", name, err)
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		return encodePayload(out)
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// RegisterActivity registers a typed activity. It panics on a duplicate name.
+func RegisterActivity[In, Out any](r *Registry, name string, fn func(ctx context.Context, input In) (Out, error)) {
+	err := r.AddActivity(name, func(ctx context.Context, raw string) (string, error) {
+		var in In
+		if err := decodePayload(raw, &in); err != nil {
+			return "", fmt.Errorf("activity %q input: %w", name, err)
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		return encodePayload(out)
+	})
+	if err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,93 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Backoff is how the wait between attempts grows.
+type Backoff string
+
+const (
+	BackoffExponential Backoff = "exponential"
+	BackoffLinear      Backoff = "linear"
+	BackoffFixed       Backoff = "fixed"
+)
+
+// RetryPolicy retries a failed activity. The zero value means one attempt.
+type RetryPolicy struct {
+	// MaxAttempts counts the first attempt; 0 or 1 means no retry.
+	MaxAttempts int
+	Backoff     Backoff
+	// InitialInterval is the wait after the first failure (default 1s).
+	InitialInterval time.Duration
+	// MaxInterval caps the wait (default: no cap).
+	MaxInterval time.Duration
+	// Multiplier grows exponential backoff (default 2).
+	Multiplier float64
+	// Timeout bounds each attempt; a late attempt counts as failed and its
+	// activity is cancelled. Zero means no per-attempt timeout.
+	Timeout time.Duration
+}
+
+// Delay is the wait after failed attempt number attempt (1-based).
+func (p RetryPolicy) Delay(attempt int) time.Duration {
+	base := p.InitialInterval
+	if base <= 0 {
+		base = time.Second
+	}
+	var d time.Duration
+	switch p.Backoff {
+	case BackoffFixed:
+		d = base
+	case BackoffLinear:
+		d = base * time.Duration(attempt)
+	default:
+		m := p.Multiplier
+		if m <= 1 {
+			m = 2
+		}
+		d = time.Duration(float64(base) * math.Pow(m, float64(attempt-1)))
+	}
+	if p.MaxInterval > 0 && d > p.MaxInterval {
+		d = p.MaxInterval
+	}
+	return d
+}
+
+// callWithRetry runs the attempts in a coroutine of their own and resolves the
+// returned future with the first success or the last failure.
+func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy) *Future {
+	result := newFuture(c.t)
+	attempts := max(p.MaxAttempts, 1)
+	c.Go(func(ctx *OrchestrationContext) {
+		for attempt := 1; ; attempt++ {
+			out, err := ctx.attempt(name, payload, p.Timeout)
+			if err == nil || attempt >= attempts {
+				result.resolve(out, err)
+				return
+			}
+			ctx.Logger().Info("activity attempt failed; retrying", "activity", name, "attempt", attempt, "error", err)
+			_ = ctx.CreateTimer(p.Delay(attempt)).Await(nil)
+		}
+	})
+	return result
+}
+
+// attempt runs one activity attempt, bounded by timeout when it is positive.
+func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration) (string, error) {
+	a := c.t.issue(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
+	if timeout > 0 {
+		timer := c.CreateTimer(timeout)
+		if c.Select(a.future, timer) == 1 {
+			c.t.cancelActivity(a)
+			return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication,
+				Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}
+		}
+	}
+	c.t.sched.block(a.future.Done)
+	return a.future.result, a.future.err
+}
