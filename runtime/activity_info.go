@@ -1,0 +1,23 @@
+package runtime
+
+import "context"
+
+// ActivityInfo describes the activity execution a context belongs to.
+type ActivityInfo struct {
+	Instance    string
+	ExecutionID int64
+	// ActivityID is the ID of the ActivityScheduled event: stable across
+	// re-deliveries, so it can serve as an idempotency key.
+	ActivityID int64
+	Name       string
+	// Attempt counts deliveries of this item (crashes and abandons included).
+	Attempt int
+}
+
+type activityInfoKey struct{}
+
+// ActivityInfoFrom returns the ActivityInfo of an activity's context.
+func ActivityInfoFrom(ctx context.Context) (ActivityInfo, bool) {
+	info, ok := ctx.Value(activityInfoKey{}).(ActivityInfo)
+	return info, ok
+}

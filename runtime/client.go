@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Client starts, signals, inspects and manages orchestration instances. It
+// needs no running Runtime in the same process; it only talks to the store.
+type Client struct {
+	p provider.Provider
+	a provider.Admin
+}
+
+// NewClient returns a client for p. Management calls (Status, List, Delete,
+// Purge, Prune) need p to implement provider.Admin, as the built-in providers do.
+func NewClient(p provider.Provider) *Client {
+	a, _ := p.(provider.Admin)
+	return &Client{p: p, a: a}
+}
+
+// StartOption configures Start.
+type StartOption func(*provider.WorkItem)
+
+// StartVersion pins the instance to an orchestration version (default: the
+// latest registered where the first turn runs).
+func StartVersion(v string) StartOption { return func(w *provider.WorkItem) { w.Version = v } }
+
+// Start starts an instance of orchestration with input. It is idempotent on
+// instanceID: starting an instance that already exists (running or finished)
+// does nothing and returns nil.
+func (c *Client) Start(ctx context.Context, instanceID, orchestration string, input any, opts ...StartOption) error {
+	if instanceID == "" || orchestration == "" {
+		return fmt.Errorf("start: instance ID and orchestration name are required")
+	}
+	payload, err := encodePayload(input)
+	if err != nil {
+		return fmt.Errorf("start %q: %w", instanceID, err)
+	}
+	if c.a != nil {
+		switch _, err := c.a.GetInstanceInfo(ctx, instanceID); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, provider.ErrNotFound):
+			return fmt.Errorf("start %q: %w", instanceID, err)
+		}
+	}
+	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration, Input: payload, ExecutionID: 1}
+	for _, o := range opts {
+		o(&item)
+	}
+	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		return fmt.Errorf("start %q: %w", instanceID, err)
+	}
+	return nil
+}
+
+// RaiseEvent delivers an external event to an instance; WaitForEvent(name)
+// receives data.
+func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any) error {
+	payload, err := encodePayload(data)
+	if err != nil {
+		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
+	}
+	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload}
+	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
+	}
+	return nil
+}
+
+// Terminate ends a running instance with reason. Its in-flight activities are
+// cancelled and its sub-orchestrations terminated. A finished instance is
+// left as it is.
+func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error {
+	item := provider.WorkItem{Kind: provider.WorkCancelInstance, Instance: instanceID, Reason: reason}
+	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		return fmt.Errorf("terminate %q: %w", instanceID, err)
+	}
+	return nil
+}
+
+// Status is an instance's state as last committed.
+type Status struct {
+	Instance      string
+	Orchestration string
+	Version       string
+	ExecutionID   int64
+	// Status is empty while the instance has not run its first turn.
+	Status provider.ExecutionStatus
+	// Output is the result (JSON) of a completed instance.
+	Output string
+	// Failure says why a failed or terminated instance ended.
+	Failure             *Failure
+	CustomStatus        *string
+	CustomStatusVersion int64
+	ParentInstance      string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// Finished reports whether the instance reached a final status.
+func (s *Status) Finished() bool {
+	return s.Status == provider.StatusCompleted || s.Status == provider.StatusFailed || s.Status == provider.StatusTerminated
+}
+
+// DecodeOutput decodes the result of a completed instance into out.
+func (s *Status) DecodeOutput(out any) error { return decodePayload(s.Output, out) }
+
+// Status returns an instance's state; provider.ErrNotFound when it does not
+// exist (yet: an instance exists once its first turn ran).
+func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error) {
+	if err := c.needAdmin("status"); err != nil {
+		return nil, err
+	}
+	info, err := c.a.GetInstanceInfo(ctx, instanceID)
+	if err != nil {
+		return nil, fmt.Errorf("status of %q: %w", instanceID, err)
+	}
+	s := &Status{Instance: info.Instance, Orchestration: info.OrchestrationName, Version: info.Version,
+		ExecutionID: info.CurrentExecutionID, Status: info.Status, CustomStatus: info.CustomStatus,
+		CustomStatusVersion: info.CustomStatusVersion, ParentInstance: info.ParentInstance,
+		CreatedAt: info.CreatedAt, UpdatedAt: info.UpdatedAt}
+	switch info.Status {
+	case provider.StatusCompleted:
+		s.Output = info.Output
+	case provider.StatusFailed, provider.StatusTerminated:
+		s.Failure = decodeFailure(info.Output)
+	}
+	return s, nil
+}
+
+// CustomStatus returns the custom status if its version moved past
+// knownVersion; changed is false otherwise, at the cost of one cheap query.
+func (c *Client) CustomStatus(ctx context.Context, instanceID string, knownVersion int64) (provider.CustomStatus, bool, error) {
+	return c.p.GetCustomStatus(ctx, instanceID, knownVersion)
+}
+
+// Wait blocks until the instance finishes (Completed, Failed or Terminated)
+// or timeout passes, and returns its final status. It is woken by the
+// provider's status changes, with a slow re-check as a fallback.
+func (c *Client) Wait(ctx context.Context, instanceID string, timeout time.Duration) (*Status, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	changes, err := c.p.Watch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("wait for %q: %w", instanceID, err)
+	}
+	recheck := time.NewTicker(time.Second)
+	defer recheck.Stop()
+	for {
+		s, err := c.Status(ctx, instanceID)
+		if err != nil && !errors.Is(err, provider.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil && s.Finished() {
+			return s, nil
+		}
+		if err := waitForChange(ctx, changes, recheck.C, instanceID); err != nil {
+			return s, fmt.Errorf("wait for %q: %w", instanceID, err)
+		}
+	}
+}
+
+func waitForChange(ctx context.Context, changes <-chan provider.StatusChange, tick <-chan time.Time, instanceID string) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick:
+			return nil
+		case ch, ok := <-changes:
+			if !ok {
+				return ctx.Err()
+			}
+			if ch.Instance == instanceID {
+				return nil
+			}
+		}
+	}
+}
+
+// History returns the current execution's history.
+func (c *Client) History(ctx context.Context, instanceID string) ([]provider.Event, error) {
+	return c.p.ReadHistory(ctx, instanceID)
+}
+
+// List returns instance IDs, all of them or those with the given status.
+func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
+	if err := c.needAdmin("list"); err != nil {
+		return nil, err
+	}
+	if status == "" {
+		return c.a.ListInstances(ctx)
+	}
+	return c.a.ListInstancesByStatus(ctx, status)
+}
+
+// Delete removes a finished instance and its sub-orchestrations with all their
+// history; force also removes running ones.
+func (c *Client) Delete(ctx context.Context, instanceID string, force bool) (provider.DeleteResult, error) {
+	if err := c.needAdmin("delete"); err != nil {
+		return provider.DeleteResult{}, err
+	}
+	return c.a.DeleteInstance(ctx, instanceID, force)
+}
+
+// Purge removes finished instances matching filter.
+func (c *Client) Purge(ctx context.Context, filter provider.DeleteFilter) (provider.DeleteResult, error) {
+	if err := c.needAdmin("purge"); err != nil {
+		return provider.DeleteResult{}, err
+	}
+	return c.a.DeleteInstancesBulk(ctx, filter)
+}
+
+// Prune removes old executions (left behind by ContinueAsNew) of an instance.
+func (c *Client) Prune(ctx context.Context, instanceID string, opts provider.PruneOptions) (provider.PruneResult, error) {
+	if err := c.needAdmin("prune"); err != nil {
+		return provider.PruneResult{}, err
+	}
+	return c.a.PruneExecutions(ctx, instanceID, opts)
+}
+
+func (c *Client) needAdmin(op string) error {
+	if c.a == nil {
+		return fmt.Errorf("%s: provider %T does not implement provider.Admin", op, c.p)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// activityLoop fetches and runs activities until ctx ends.
+func (r *Runtime) activityLoop(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			r.opts.Logger.Error("fetch work item failed", "error", err, "class", ErrorInfrastructure)
+			sleep(ctx, r.opts.backoff(failures))
+			continue
+		}
+		failures = 0
+		if lease != nil {
+			r.runActivity(lease)
+		}
+	}
+}
+
+// runActivity executes one leased activity and reports its result.
+func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
+	ctx := context.WithoutCancel(r.hardCtx)
+	item := lease.Item
+	log := r.opts.Logger.With("instance", item.Instance, "activity", item.Name, "id", item.ID, "attempt", lease.AttemptCount)
+	switch {
+	case lease.DecodeError != nil:
+		r.retryOrFailActivity(ctx, lease, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: lease.DecodeError.Error()})
+		return
+	case lease.State.Cancelled():
+		log.Info("skipping activity: its orchestration no longer waits for it", "state", lease.State)
+		r.ackActivity(ctx, lease, nil)
+		return
+	case lease.AttemptCount > r.opts.MaxAttempts:
+		r.ackActivity(ctx, lease, failure(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
+			Message: fmt.Sprintf("poison message: activity delivered %d times without completing", lease.AttemptCount)}))
+		return
+	}
+	fn, err := r.reg.activity(item.Name)
+	if err != nil {
+		r.retryOrFailActivity(ctx, lease, errorDetails(err))
+		return
+	}
+	out, err, outcome := r.execute(lease, fn)
+	switch outcome {
+	case activityLost:
+		log.Warn("activity result discarded: its lease was lost or it was cancelled")
+	case activityCancelled:
+		log.Info("activity cancelled: its orchestration ended")
+		r.ackActivity(ctx, lease, nil)
+	case activityInterrupted:
+		log.Warn("activity interrupted by shutdown; handing it back")
+		if err := r.p.AbandonWorkItem(ctx, lease.LockToken, 0, true); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+			log.Error("hand back failed; the lease will expire", "error", err)
+		}
+	default:
+		if err != nil {
+			r.ackActivity(ctx, lease, failure(item, errorDetails(err)))
+			return
+		}
+		r.ackActivity(ctx, lease, &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance,
+			ExecutionID: item.ExecutionID, ID: item.ID, Result: out})
+	}
+}
+
+type activityOutcome int
+
+const (
+	activityFinished activityOutcome = iota
+	activityCancelled
+	activityLost
+	activityInterrupted
+)
+
+// execute runs fn while renewing its lease. The activity's context is
+// cancelled when its orchestration ends (renewal reports it), when the lease is
+// lost, or at hard shutdown.
+func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) (string, error, activityOutcome) {
+	item := lease.Item
+	info := ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
+	actx, cancel := context.WithCancel(context.WithValue(r.hardCtx, activityInfoKey{}, info))
+	defer cancel()
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("activity panicked: %v", p)}
+			}
+		}()
+		out, err := fn(actx, item.Input)
+		done <- result{out, err}
+	}()
+	renew := time.NewTicker(r.opts.ActivityRenewInterval)
+	defer renew.Stop()
+	outcome := activityFinished
+	for {
+		select {
+		case res := <-done:
+			return res.out, res.err, outcome
+		case <-r.hardCtx.Done():
+			return "", r.hardCtx.Err(), activityInterrupted
+		case <-renew.C:
+			state, err := r.p.RenewWorkItemLock(context.WithoutCancel(actx), lease.LockToken, r.opts.ActivityLockTimeout)
+			switch {
+			case errors.Is(err, provider.ErrLockNotHeld):
+				cancel()
+				return "", err, activityLost
+			case err != nil:
+				r.opts.Logger.Warn("lease renewal failed; will retry", "instance", item.Instance, "error", err)
+			case state.Cancelled() && outcome != activityCancelled:
+				outcome = activityCancelled
+				cancel()
+			}
+		}
+	}
+}
+
+func failure(item provider.WorkItem, d *provider.ErrorDetails) *provider.WorkItem {
+	return &provider.WorkItem{Kind: provider.WorkActivityFailed, Instance: item.Instance, ExecutionID: item.ExecutionID, ID: item.ID, Error: d}
+}
+
+func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) {
+	err := r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	switch {
+	case err == nil:
+	case errors.Is(err, provider.ErrLockNotHeld):
+		r.opts.Logger.Warn("activity result discarded: lease lost or activity cancelled", "instance", lease.Item.Instance, "error", err)
+	default:
+		r.opts.Logger.Error("report activity result failed; retrying", "instance", lease.Item.Instance, "error", err)
+		if err := r.p.AbandonWorkItem(ctx, lease.LockToken, r.opts.backoff(lease.AttemptCount), false); err != nil {
+			r.opts.Logger.Error("abandon failed; the lease will expire", "instance", lease.Item.Instance, "error", err)
+		}
+	}
+}
+
+// retryOrFailActivity hands an item that cannot run here back with backoff,
+// or fails it to its orchestration at the poison limit.
+func (r *Runtime) retryOrFailActivity(ctx context.Context, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
+	if lease.AttemptCount >= r.opts.MaxAttempts {
+		r.opts.Logger.Error("failing activity", "instance", lease.Item.Instance, "activity", lease.Item.Name, "class", d.Class, "error", d.Message)
+		r.ackActivity(ctx, lease, failure(lease.Item, d))
+		return
+	}
+	r.opts.Logger.Warn("activity cannot run; retrying with backoff", "instance", lease.Item.Instance,
+		"activity", lease.Item.Name, "attempt", lease.AttemptCount, "class", d.Class, "error", d.Message)
+	if err := r.p.AbandonWorkItem(ctx, lease.LockToken, r.opts.backoff(lease.AttemptCount), false); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		r.opts.Logger.Error("abandon failed; the lease will expire", "instance", lease.Item.Instance, "error", err)
+	}
+}

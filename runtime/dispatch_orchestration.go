@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// orchestrationLoop fetches and runs turns until ctx ends.
+func (r *Runtime) orchestrationLoop(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		item, err := r.p.FetchOrchestrationItem(ctx, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			r.opts.Logger.Error("fetch orchestration item failed", "error", err, "class", ErrorInfrastructure)
+			sleep(ctx, r.opts.backoff(failures))
+			continue
+		}
+		failures = 0
+		if item != nil {
+			// The turn itself is not cancelled by shutdown: it is short, and
+			// finishing it saves the next holder a lock timeout.
+			r.runOrchestrationItem(context.WithoutCancel(ctx), item)
+		}
+	}
+}
+
+// runOrchestrationItem runs one turn and commits it, or hands the item back.
+func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.OrchestrationItem) {
+	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
+	if item.DecodeError != nil {
+		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
+		return
+	}
+	in, ok := prepareTurn(item, time.Now())
+	if !ok {
+		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
+		return
+	}
+	if item.AttemptCount > r.opts.MaxAttempts {
+		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: ErrorInfrastructure,
+			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
+		return
+	}
+	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	var nd *NondeterminismError
+	switch {
+	case errors.As(err, &nd):
+		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", ErrorConfiguration)
+		r.failExecution(ctx, item, &in, errorDetails(err))
+	case err != nil:
+		r.retryOrFail(ctx, item, &in, errorDetails(err))
+	default:
+		r.commit(ctx, item, ack)
+	}
+}
+
+func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
+	err := r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+	switch {
+	case err == nil:
+	case errors.Is(err, provider.ErrLockNotHeld):
+		r.opts.Logger.Warn("turn discarded: the instance lock was lost (expired or instance deleted)", "instance", item.Instance, "error", err)
+	default:
+		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", ErrorInfrastructure)
+		r.abandon(ctx, item)
+	}
+}
+
+// retryOrFail hands a failing item back with backoff, or fails the execution
+// once the poison limit is reached. Configuration problems (an orchestration
+// not registered in this process) are retried because another process, or
+// the next deployment, may have the code.
+func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *turnInput, d *provider.ErrorDetails) {
+	if item.AttemptCount >= r.opts.MaxAttempts {
+		r.failExecution(ctx, item, in, d)
+		return
+	}
+	r.opts.Logger.Warn("turn failed; retrying with backoff", "instance", item.Instance, "attempt", item.AttemptCount,
+		"class", d.Class, "error", d.Message)
+	r.abandon(ctx, item)
+}
+
+func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem) {
+	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(item.AttemptCount), false)
+	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
+	}
+}
+
+// failExecution ends the execution as Failed with d, without running its code:
+// the code is missing, nondeterministic or its stored state unreadable.
+func (r *Runtime) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *turnInput, d *provider.ErrorDetails) {
+	r.opts.Logger.Error("failing orchestration", "instance", item.Instance, "class", d.Class, "error", d.Message)
+	ack := provider.OrchestrationAck{ExecutionID: item.ExecutionID,
+		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: encodeFailure(d.Class, d.Message)}}
+	var parent parentRef
+	switch {
+	case in == nil || item.DecodeError != nil:
+		// The stored history cannot be trusted for event IDs: record the status only.
+		if !item.Exists {
+			r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
+			return
+		}
+	case len(in.history) == 0:
+		ack.ExecutionID = in.executionID
+		ack.Metadata.OrchestrationName, ack.Metadata.OrchestrationVersion = in.start.Name, in.start.Version
+		ack.Metadata.ParentInstance = in.start.ParentInstance
+		parent = parentRef{in.start.ParentInstance, in.start.ParentExecutionID, in.start.ParentID}
+		ack.HistoryDelta = []provider.Event{
+			{ID: 1, Kind: provider.EventOrchestrationStarted, Time: time.Now().UnixMilli(), Name: in.start.Name,
+				Version: in.start.Version, Input: in.start.Input, ParentInstance: parent.instance,
+				ParentExecutionID: parent.executionID, ParentID: parent.id, ExecutionID: in.executionID},
+			{ID: 2, Kind: provider.EventOrchestrationFailed, Time: time.Now().UnixMilli(), Error: d},
+		}
+	default:
+		started := in.history[0]
+		parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
+		ack.HistoryDelta = []provider.Event{{ID: int64(len(in.history)) + 1, Kind: provider.EventOrchestrationFailed,
+			Time: time.Now().UnixMilli(), Error: d}}
+	}
+	if parent.instance != "" {
+		ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkSubOrchFailed, Instance: parent.instance,
+			ExecutionID: parent.executionID, ID: parent.id, Error: d}}
+	}
+	r.commit(ctx, item, ack)
+}

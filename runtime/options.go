@@ -1,0 +1,76 @@
+package runtime
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options tune a Runtime. Zero values take the defaults below.
+type Options struct {
+	// OrchestrationConcurrency is how many turns run at once (default 4).
+	OrchestrationConcurrency int
+	// ActivityConcurrency is how many activities run at once (default 16).
+	// Negative disables the activity dispatcher (orchestrations only).
+	ActivityConcurrency int
+	// OrchestrationLockTimeout bounds one turn (default 30s).
+	OrchestrationLockTimeout time.Duration
+	// ActivityLockTimeout is the lease of a running activity (default 30s). It is
+	// renewed every ActivityRenewInterval, so long activities keep their lease;
+	// if the process dies the lease lapses and another worker runs the activity.
+	ActivityLockTimeout time.Duration
+	// ActivityRenewInterval is how often a running activity's lease is renewed
+	// and its instance checked for termination (default ActivityLockTimeout/3,
+	// at most 5s).
+	ActivityRenewInterval time.Duration
+	// PollTimeout is how long an idle dispatcher waits in one fetch (default 1s).
+	PollTimeout time.Duration
+	// MaxAttempts is the poison limit: an item fetched more often than this is
+	// failed instead of retried (default 10).
+	MaxAttempts int
+	// RetryBackoff and MaxRetryBackoff bound the delay before a failed
+	// (abandoned) item is tried again; it doubles per attempt (default 100ms, 30s).
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// DrainTimeout is how long Shutdown lets in-flight activities finish before
+	// cancelling them and handing their items back (default 10s).
+	DrainTimeout time.Duration
+	// Logger receives the runtime's logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if o.OrchestrationConcurrency <= 0 {
+		o.OrchestrationConcurrency = 4
+	}
+	if o.ActivityConcurrency == 0 {
+		o.ActivityConcurrency = 16
+	}
+	def(&o.OrchestrationLockTimeout, 30*time.Second)
+	def(&o.ActivityLockTimeout, 30*time.Second)
+	def(&o.ActivityRenewInterval, min(o.ActivityLockTimeout/3, 5*time.Second))
+	def(&o.PollTimeout, time.Second)
+	def(&o.RetryBackoff, 100*time.Millisecond)
+	def(&o.MaxRetryBackoff, 30*time.Second)
+	def(&o.DrainTimeout, 10*time.Second)
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 10
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// backoff is the delay before attempt+1 of an abandoned item.
+func (o Options) backoff(attempt int) time.Duration {
+	d := o.RetryBackoff
+	for i := 1; i < attempt && d < o.MaxRetryBackoff; i++ {
+		d *= 2
+	}
+	return min(d, o.MaxRetryBackoff)
+}

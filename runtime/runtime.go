@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Runtime hosts the orchestration and activity dispatchers of one process.
+// Any number of runtimes, in any number of processes, may share a store.
+type Runtime struct {
+	p    provider.Provider
+	reg  *Registry
+	opts Options
+
+	mu      sync.Mutex
+	started bool
+	// stopFetching ends the dispatch loops; hardStop cancels running activities.
+	stopFetching context.CancelFunc
+	hardStop     context.CancelFunc
+	hardCtx      context.Context
+	loops        sync.WaitGroup
+}
+
+// New returns a runtime for the registry's code on provider p.
+func New(p provider.Provider, reg *Registry, opts Options) *Runtime {
+	return &Runtime{p: p, reg: reg, opts: opts.withDefaults()}
+}
+
+// Start launches the dispatchers. They run until Shutdown or until ctx ends.
+func (r *Runtime) Start(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return errors.New("runtime already started")
+	}
+	r.started = true
+	fetchCtx, stop := context.WithCancel(ctx)
+	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
+	r.stopFetching = stop
+	for range r.opts.OrchestrationConcurrency {
+		r.loops.Go(func() { r.orchestrationLoop(fetchCtx) })
+	}
+	for range max(r.opts.ActivityConcurrency, 0) {
+		r.loops.Go(func() { r.activityLoop(fetchCtx) })
+	}
+	r.opts.Logger.Info("duroxide runtime started",
+		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))
+	return nil
+}
+
+// Shutdown stops fetching work and waits for in-flight turns and activities.
+// Activities still running after DrainTimeout (or when ctx ends) are
+// cancelled and their items handed back at once, without counting an attempt,
+// so another worker picks them up.
+func (r *Runtime) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.started {
+		r.mu.Unlock()
+		return nil
+	}
+	r.mu.Unlock()
+	r.stopFetching()
+	done := make(chan struct{})
+	go func() { r.loops.Wait(); close(done) }()
+	drain := time.NewTimer(r.opts.DrainTimeout)
+	defer drain.Stop()
+	select {
+	case <-done:
+		r.hardStop()
+		return nil
+	case <-drain.C:
+	case <-ctx.Done():
+	}
+	r.opts.Logger.Warn("drain timeout: cancelling running activities")
+	r.hardStop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("shutdown: %w", ctx.Err())
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
