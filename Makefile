@@ -4,13 +4,17 @@ STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build test test-short lint vet fmt fmt-check conformance clean
+.PHONY: all build demo test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
 ## build: compile every package and the binaries under cmd/
 build:
 	$(GO) build ./...
+
+## demo: run every sample orchestration embedded on SQLite and print the results
+demo:
+	$(GO) run ./cmd/demo
 
 ## test: vet, formatting check, then every test under the race detector
 test: vet fmt-check

@@ -207,8 +207,8 @@ func Retry(ctx *runtime.OrchestrationContext, paymentID string) (string, error) 
 	return runtime.Await[string](ctx.CallActivity("FlakyCharge", paymentID, runtime.WithRetry(policy)))
 }
 
-// flakyService fails the first two calls for each payment. It keeps its count
-// in memory: a stand-in for an unreliable remote service.
+// flakyService fails the first two calls of each orchestration instance. It
+// keeps its count in memory: a stand-in for an unreliable remote service.
 type flakyService struct {
 	mu    sync.Mutex
 	calls map[string]int
@@ -216,10 +216,11 @@ type flakyService struct {
 
 var flaky = &flakyService{calls: map[string]int{}}
 
-func (f *flakyService) charge(_ context.Context, paymentID string) (string, error) {
+func (f *flakyService) charge(ctx context.Context, paymentID string) (string, error) {
+	info, _ := runtime.ActivityInfoFrom(ctx)
 	f.mu.Lock()
-	f.calls[paymentID]++
-	n := f.calls[paymentID]
+	f.calls[info.Instance]++
+	n := f.calls[info.Instance]
 	f.mu.Unlock()
 	if n < 3 {
 		return "", fmt.Errorf("payment service unavailable (call %d)", n)

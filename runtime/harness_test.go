@@ -1,0 +1,56 @@
+package runtime_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider/sqlite"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// fastOptions keep retries and leases short so failure paths run in seconds.
+func fastOptions() runtime.Options {
+	return runtime.Options{
+		Logger: quietLogger, PollTimeout: 200 * time.Millisecond,
+		RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 100 * time.Millisecond,
+	}
+}
+
+func openStore(t *testing.T, path string) *sqlite.Provider {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "store.db")
+	}
+	store, err := sqlite.Open(t.Context(), path, sqlite.Options{PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
+// startRuntime runs reg on store until the test ends.
+func startRuntime(t *testing.T, store *sqlite.Provider, reg *runtime.Registry, opts runtime.Options) *runtime.Runtime {
+	t.Helper()
+	rt := runtime.New(store, reg, opts)
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+	return rt
+}
+
+func wait(t *testing.T, c *runtime.Client, instance string) *runtime.Status {
+	t.Helper()
+	st, err := c.Wait(t.Context(), instance, time.Minute)
+	if err != nil {
+		t.Fatalf("wait for %s: %v", instance, err)
+	}
+	return st
+}

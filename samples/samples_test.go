@@ -1,0 +1,68 @@
+package samples_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider/sqlite"
+	"github.com/duroxide/duroxide-go/runtime"
+	"github.com/duroxide/duroxide-go/samples"
+)
+
+// Every sample, end to end: a real runtime on a real SQLite file.
+func TestSamplesOnSQLite(t *testing.T) {
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "samples.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startRuntime(t, store)
+	client := runtime.NewClient(store)
+	for _, d := range samples.Demos() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			res := d.Run(t.Context(), client, "sample-"+d.Orchestration, time.Minute)
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+		})
+	}
+}
+
+func TestApprovalTimesOutWithoutDecision(t *testing.T) {
+	store, err := sqlite.OpenMemory(t.Context(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startRuntime(t, store)
+	client := runtime.NewClient(store)
+	if err := client.Start(t.Context(), "late", "Approval", samples.ApprovalRequest{Item: "x", Timeout: 200 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := client.Wait(t.Context(), "late", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Output != `"x: no decision within 200ms"` {
+		t.Fatalf("output %s", st.Output)
+	}
+	if st.CustomStatus == nil || *st.CustomStatus != `{"item":"x","result":"expired"}` {
+		t.Fatalf("custom status %v", st.CustomStatus)
+	}
+}
+
+// startRuntime runs the samples on store until the test, subtests included, ends.
+func startRuntime(t *testing.T, store *sqlite.Provider) {
+	t.Helper()
+	t.Cleanup(func() { _ = store.Close() })
+	reg := runtime.NewRegistry()
+	samples.Register(reg)
+	rt := runtime.New(store, reg, runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+}
