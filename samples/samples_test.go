@@ -2,6 +2,7 @@ package samples_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -24,7 +25,8 @@ func TestSamplesOnSQLite(t *testing.T) {
 	for _, d := range samples.Demos() {
 		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
-			res := d.Run(t.Context(), client, "sample-"+d.Orchestration, time.Minute)
+			// Unique per run: the Retry sample's stand-in service counts calls per instance.
+			res := d.Run(t.Context(), client, fmt.Sprintf("sample-%s-%d", d.Orchestration, time.Now().UnixNano()), time.Minute)
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
