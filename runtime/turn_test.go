@@ -570,3 +570,60 @@ func TestNoGoroutineOutlivesItsTurn(t *testing.T) {
 	}
 	t.Fatalf("%d goroutines alive after 101 turns of 6 blocked coroutines each", countGoroutines())
 }
+
+func TestDetachedStartOutlivesTheCaller(t *testing.T) {
+	reg := registry(t, func(r *Registry) {
+		RegisterOrchestration(r, "Launcher", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
+			if err := ctx.StartOrchestration("Hello", "detached-1", "Bob"); err != nil {
+				return "", err
+			}
+			return "launched", nil
+		})
+	})
+	s := newSim(t, reg)
+	ack := s.mustTurn(start("Launcher", nil))
+	if eventKinds(ack.HistoryDelta) != "OrchestrationStarted,OrchestrationChained,OrchestrationCompleted" {
+		t.Fatalf("delta %s", eventKinds(ack.HistoryDelta))
+	}
+	if len(ack.OrchestratorItems) != 1 {
+		t.Fatalf("orchestrator items %+v", ack.OrchestratorItems)
+	}
+	child := ack.OrchestratorItems[0]
+	if child.Kind != provider.WorkStartOrchestration || child.Instance != "detached-1" || child.ParentInstance != "" || child.Input != `"Bob"` {
+		t.Fatalf("detached start %+v: want a parentless start of detached-1", child)
+	}
+}
+
+func TestVersionsPinnedAtStart(t *testing.T) {
+	var ran []string
+	reg := registry(t, func(r *Registry) {
+		for _, v := range []string{"1.0.0", "2.0.0"} {
+			RegisterOrchestrationVersion(r, "Versioned", v, func(ctx *OrchestrationContext, _ struct{}) (string, error) {
+				ran = append(ran, v+" "+ctx.Version())
+				if err := ctx.CreateTimer(time.Second).Await(nil); err != nil {
+					return "", err
+				}
+				return v, nil
+			})
+		}
+	})
+	latest := newSim(t, reg)
+	if ack := latest.mustTurn(start("Versioned", nil)); ack.Metadata.OrchestrationVersion != "2.0.0" {
+		t.Fatalf("new instance pinned to %q, want the latest 2.0.0", ack.Metadata.OrchestrationVersion)
+	}
+	pinned := newSim(t, reg)
+	old := start("Versioned", nil)
+	old.Version = "1.0.0"
+	pinned.mustTurn(old)
+	pinned.mustTurn(fired(1, 2))
+	if pinned.last.Metadata.Output != `"1.0.0"` {
+		t.Fatalf("instance started on 1.0.0 finished with %s", pinned.last.Metadata.Output)
+	}
+	if got := strings.Join(ran, ","); got != "2.0.0 2.0.0,1.0.0 1.0.0,1.0.0 1.0.0" {
+		t.Fatalf("code runs %s", got)
+	}
+	r := NewRegistry()
+	if err := r.AddOrchestration("X", "not-a-version", func(*OrchestrationContext, string) (string, error) { return "", nil }); err == nil {
+		t.Fatal("invalid version accepted")
+	}
+}
