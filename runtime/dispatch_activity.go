@@ -53,8 +53,8 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 		r.retryOrFailActivity(ctx, lease, errorDetails(err))
 		return
 	}
-	out, err, outcome := r.execute(lease, fn)
-	switch outcome {
+	res := r.execute(lease, fn)
+	switch res.outcome {
 	case activityLost:
 		log.Warn("activity result discarded: its lease was lost or it was cancelled")
 	case activityCancelled:
@@ -66,16 +66,22 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 			log.Error("hand back failed; the lease will expire", "error", err)
 		}
 	default:
-		if err != nil {
-			r.ackActivity(ctx, lease, failure(item, errorDetails(err)))
+		if res.err != nil {
+			r.ackActivity(ctx, lease, failure(item, errorDetails(res.err)))
 			return
 		}
 		r.ackActivity(ctx, lease, &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance,
-			ExecutionID: item.ExecutionID, ID: item.ID, Result: out})
+			ExecutionID: item.ExecutionID, ID: item.ID, Result: res.out})
 	}
 }
 
 type activityOutcome int
+
+type activityResult struct {
+	out     string
+	err     error
+	outcome activityOutcome
+}
 
 const (
 	activityFinished activityOutcome = iota
@@ -87,24 +93,20 @@ const (
 // execute runs fn while renewing its lease. The activity's context is
 // cancelled when its orchestration ends (renewal reports it), when the lease is
 // lost, or at hard shutdown.
-func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) (string, error, activityOutcome) {
+func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activityResult {
 	item := lease.Item
 	info := ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
 	actx, cancel := context.WithCancel(context.WithValue(r.hardCtx, activityInfoKey{}, info))
 	defer cancel()
-	type result struct {
-		out string
-		err error
-	}
-	done := make(chan result, 1)
+	done := make(chan activityResult, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				done <- result{err: fmt.Errorf("activity panicked: %v", p)}
+				done <- activityResult{err: fmt.Errorf("activity panicked: %v", p)}
 			}
 		}()
 		out, err := fn(actx, item.Input)
-		done <- result{out, err}
+		done <- activityResult{out: out, err: err}
 	}()
 	renew := time.NewTicker(r.opts.ActivityRenewInterval)
 	defer renew.Stop()
@@ -112,15 +114,16 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) (strin
 	for {
 		select {
 		case res := <-done:
-			return res.out, res.err, outcome
+			res.outcome = outcome
+			return res
 		case <-r.hardCtx.Done():
-			return "", r.hardCtx.Err(), activityInterrupted
+			return activityResult{err: r.hardCtx.Err(), outcome: activityInterrupted}
 		case <-renew.C:
 			state, err := r.p.RenewWorkItemLock(context.WithoutCancel(actx), lease.LockToken, r.opts.ActivityLockTimeout)
 			switch {
 			case errors.Is(err, provider.ErrLockNotHeld):
 				cancel()
-				return "", err, activityLost
+				return activityResult{err: err, outcome: activityLost}
 			case err != nil:
 				r.opts.Logger.Warn("lease renewal failed; will retry", "instance", item.Instance, "error", err)
 			case state.Cancelled() && outcome != activityCancelled:
