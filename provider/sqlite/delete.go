@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // DeleteInstance implements provider.Admin.
@@ -38,7 +39,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, instances []string, forc
 	if err != nil {
 		return provider.DeleteResult{}, err
 	}
-	p.orchestratorWork.notify()
+	p.orchestratorWork.Notify()
 	return total, nil
 }
 
@@ -47,7 +48,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, instances []string, forc
 func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.DeleteFilter) (provider.DeleteResult, error) {
 	const op = "bulk delete instances"
 	if filter.Limit < 0 {
-		return provider.DeleteResult{}, invalid(op, "", "limit must not be negative, got %d", filter.Limit)
+		return provider.DeleteResult{}, encode.Invalid(op, "", "limit must not be negative, got %d", filter.Limit)
 	}
 	var total provider.DeleteResult
 	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
@@ -127,7 +128,7 @@ func deletableTree(ctx context.Context, tx *sql.Tx, op, instance string, force b
 		return nil, fmt.Errorf("read instance %q: %w", instance, err)
 	}
 	if parent.Valid && !force {
-		return nil, invalid(op, instance, "it is a sub-orchestration of %q; delete the root instance, or force", parent.String)
+		return nil, encode.Invalid(op, instance, "it is a sub-orchestration of %q; delete the root instance, or force", parent.String)
 	}
 	tree, err := descendants(ctx, tx, instance)
 	if err != nil {

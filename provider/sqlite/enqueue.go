@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // EnqueueForOrchestrator implements provider.Provider.
@@ -21,7 +22,7 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.Wor
 		return insertOrchestratorItem(ctx, tx, item, data, max(visibleAt(item, now), now+delay.Milliseconds()))
 	})
 	if err == nil {
-		p.orchestratorWork.notify()
+		p.orchestratorWork.Notify()
 	}
 	return err
 }
@@ -37,16 +38,16 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem,
 		return insertWorkerItem(ctx, tx, item, data, nowMs()+delay.Milliseconds())
 	})
 	if err == nil {
-		p.workerWork.notify()
+		p.workerWork.Notify()
 	}
 	return err
 }
 
 func encodeEnqueue(op string, item provider.WorkItem, delay time.Duration, worker bool) (string, error) {
 	if delay < 0 {
-		return "", invalid(op, item.Instance, "delay must not be negative, got %v", delay)
+		return "", encode.Invalid(op, item.Instance, "delay must not be negative, got %v", delay)
 	}
-	return encodeItem(op, item, worker)
+	return encode.EncodeItem(op, item, worker)
 }
 
 func insertOrchestratorItem(ctx context.Context, tx *sql.Tx, item provider.WorkItem, data string, visibleAt int64) error {

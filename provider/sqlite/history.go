@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // ReadHistory implements provider.Provider. A corrupt stored event fails the
@@ -43,7 +44,7 @@ func (p *Provider) readExecution(ctx context.Context, op, instance string, execu
 // AppendHistory implements provider.Provider.
 func (p *Provider) AppendHistory(ctx context.Context, instance string, executionID int64, events []provider.Event) error {
 	const op = "append history"
-	enc, err := encodeAck(op, provider.OrchestrationAck{ExecutionID: executionID, HistoryDelta: events})
+	enc, err := encode.EncodeAck(op, provider.OrchestrationAck{ExecutionID: executionID, HistoryDelta: events})
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (p *Provider) AppendHistory(ctx context.Context, instance string, execution
 		if err != nil {
 			return fmt.Errorf("read execution: %w", err)
 		}
-		return appendEvents(ctx, tx, op, instance, executionID, enc.events, nowMs())
+		return appendEvents(ctx, tx, op, instance, executionID, enc.Events, nowMs())
 	})
 }
 

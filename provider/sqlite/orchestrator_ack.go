@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // AckOrchestrationItem implements provider.Provider.
 func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
 	const op = "ack orchestration item"
 	if lockToken == "" {
-		return lockNotHeld(op, "", "empty lock token")
+		return encode.LockNotHeld(op, "", "empty lock token")
 	}
-	enc, err := encodeAck(op, ack)
+	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
 		return err
 	}
@@ -39,12 +40,12 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	if err != nil {
 		return err
 	}
-	p.orchestratorWork.notify()
-	if len(enc.workerItems) > 0 {
-		p.workerWork.notify()
+	p.orchestratorWork.Notify()
+	if len(enc.WorkerItems) > 0 {
+		p.workerWork.Notify()
 	}
 	if statusChanged {
-		p.statusChanged.notify()
+		p.statusChanged.Notify()
 	}
 	return nil
 }
@@ -58,18 +59,18 @@ func heldInstance(ctx context.Context, tx *sql.Tx, op, token string, now int64) 
 		Scan(&instance, &lockedUntil)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return "", lockNotHeld(op, "", "lock token is unknown or was already released")
+		return "", encode.LockNotHeld(op, "", "lock token is unknown or was already released")
 	case err != nil:
 		return "", fmt.Errorf("look up lock: %w", err)
 	case lockedUntil <= now:
-		return "", lockNotHeld(op, instance, fmt.Sprintf("lock expired %dms ago", now-lockedUntil))
+		return "", encode.LockNotHeld(op, instance, fmt.Sprintf("lock expired %dms ago", now-lockedUntil))
 	}
 	return instance, nil
 }
 
 // commitTurn writes the instance, execution, history and metadata of a turn.
 // It reports whether the instance's status or custom status changed.
-func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encodedAck, now int64) (bool, error) {
+func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode.Ack, now int64) (bool, error) {
 	var current int64
 	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
 	exists := err == nil
@@ -78,11 +79,11 @@ func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode
 	}
 	changed := false
 	switch {
-	case !exists && enc.meta.OrchestrationName == "":
+	case !exists && enc.Meta.OrchestrationName == "":
 		// A turn for an instance that was never started (its messages are being
 		// dropped) may not write history: there would be no instance to own it.
-		if len(enc.events) > 0 || enc.meta.Status != "" || enc.customStatus != nil {
-			return false, invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
+		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil {
+			return false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
 		}
 		return false, nil
 	case !exists:
@@ -94,24 +95,24 @@ func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode
 		if err := updateInstance(ctx, tx, instance, enc, now); err != nil {
 			return false, err
 		}
-		changed = enc.executionID > current
+		changed = enc.ExecutionID > current
 	}
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
-		ON CONFLICT DO NOTHING`, instance, enc.executionID, now); err != nil {
-		return false, fmt.Errorf("create execution %d of %q: %w", enc.executionID, instance, err)
+		ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
+		return false, fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
 	}
-	if err := appendEvents(ctx, tx, op, instance, enc.executionID, enc.events, now); err != nil {
+	if err := appendEvents(ctx, tx, op, instance, enc.ExecutionID, enc.Events, now); err != nil {
 		return false, err
 	}
-	if enc.meta.Status != "" {
+	if enc.Meta.Status != "" {
 		if err := setExecutionStatus(ctx, tx, instance, enc, now); err != nil {
 			return false, err
 		}
 		changed = true
 	}
-	if enc.customStatus != nil {
-		if err := setCustomStatus(ctx, tx, instance, *enc.customStatus); err != nil {
+	if enc.CustomStatus != nil {
+		if err := setCustomStatus(ctx, tx, instance, *enc.CustomStatus); err != nil {
 			return false, err
 		}
 		changed = true
@@ -122,23 +123,23 @@ func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode
 	return false, nil
 }
 
-func createInstance(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+func createInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
 	var parent any
-	if enc.meta.ParentInstance != "" {
-		parent = enc.meta.ParentInstance
+	if enc.Meta.ParentInstance != "" {
+		parent = enc.Meta.ParentInstance
 	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
 		                       parent_instance_id, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		instance, enc.meta.OrchestrationName, enc.meta.OrchestrationVersion, enc.executionID, parent, now, now)
+		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, now, now)
 	if err != nil {
 		return fmt.Errorf("create instance %q: %w", instance, err)
 	}
 	return nil
 }
 
-func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
 	_, err := tx.ExecContext(ctx, `
 		UPDATE instances SET
 			current_execution_id = MAX(current_execution_id, ?),
@@ -146,7 +147,7 @@ func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode
 			orchestration_version = COALESCE(NULLIF(?, ''), orchestration_version),
 			updated_at = ?
 		WHERE instance_id = ?`,
-		enc.executionID, enc.meta.OrchestrationName, enc.meta.OrchestrationVersion, now, instance)
+		enc.ExecutionID, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, now, instance)
 	if err != nil {
 		return fmt.Errorf("update instance %q: %w", instance, err)
 	}
@@ -155,32 +156,32 @@ func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode
 
 // appendEvents inserts history rows; an ID the execution already has fails the
 // whole transaction with ErrDuplicateEvent.
-func appendEvents(ctx context.Context, tx *sql.Tx, op, instance string, executionID int64, events []encodedEvent, now int64) error {
+func appendEvents(ctx context.Context, tx *sql.Tx, op, instance string, executionID int64, events []encode.Event, now int64) error {
 	for _, e := range events {
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			instance, executionID, e.id, string(e.kind), e.data, now)
+			instance, executionID, e.ID, string(e.Kind), e.Data, now)
 		if err != nil {
-			return fmt.Errorf("append event %d to %q: %w", e.id, instance, err)
+			return fmt.Errorf("append event %d to %q: %w", e.ID, instance, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: execution %d already has event %d",
-				provider.ErrDuplicateEvent, executionID, e.id))
+				provider.ErrDuplicateEvent, executionID, e.ID))
 		}
 	}
 	return nil
 }
 
-func setExecutionStatus(ctx context.Context, tx *sql.Tx, instance string, enc encodedAck, now int64) error {
+func setExecutionStatus(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
 	var completedAt any
-	if enc.meta.Status.Terminal() {
+	if enc.Meta.Status.Terminal() {
 		completedAt = now
 	}
 	_, err := tx.ExecContext(ctx, `
 		UPDATE executions SET status = ?, output = ?, completed_at = ?
 		WHERE instance_id = ? AND execution_id = ?`,
-		string(enc.meta.Status), enc.meta.Output, completedAt, instance, enc.executionID)
+		string(enc.Meta.Status), enc.Meta.Output, completedAt, instance, enc.ExecutionID)
 	if err != nil {
 		return fmt.Errorf("set status of %q: %w", instance, err)
 	}
@@ -215,18 +216,18 @@ func bumpStatusSeq(ctx context.Context, tx *sql.Tx, instance string) error {
 // enqueueAll writes the turn's new worker and orchestrator messages, then
 // removes cancelled activities, so one scheduled and cancelled in the same turn
 // never runs.
-func enqueueAll(ctx context.Context, tx *sql.Tx, enc encodedAck, now int64) error {
-	for _, w := range enc.workerItems {
-		if err := insertWorkerItem(ctx, tx, w.item, w.data, now); err != nil {
+func enqueueAll(ctx context.Context, tx *sql.Tx, enc encode.Ack, now int64) error {
+	for _, w := range enc.WorkerItems {
+		if err := insertWorkerItem(ctx, tx, w.Item, w.Data, now); err != nil {
 			return err
 		}
 	}
-	for _, o := range enc.orchItems {
-		if err := insertOrchestratorItem(ctx, tx, o.item, o.data, visibleAt(o.item, now)); err != nil {
+	for _, o := range enc.OrchItems {
+		if err := insertOrchestratorItem(ctx, tx, o.Item, o.Data, visibleAt(o.Item, now)); err != nil {
 			return err
 		}
 	}
-	for _, c := range enc.cancelled {
+	for _, c := range enc.Cancelled {
 		if _, err := tx.ExecContext(ctx, `
 			DELETE FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?`,
 			c.Instance, c.ExecutionID, c.ActivityID); err != nil {
@@ -260,10 +261,10 @@ func releaseLock(ctx context.Context, tx *sql.Tx, token string) error {
 func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
 	const op = "abandon orchestration item"
 	if lockToken == "" {
-		return lockNotHeld(op, "", "empty lock token")
+		return encode.LockNotHeld(op, "", "empty lock token")
 	}
 	if delay < 0 {
-		return invalid(op, "", "delay must not be negative, got %v", delay)
+		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
 	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
 		now := nowMs()
@@ -294,7 +295,7 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 		return nil
 	})
 	if err == nil {
-		p.orchestratorWork.notify()
+		p.orchestratorWork.Notify()
 	}
 	return err
 }
@@ -303,7 +304,7 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error {
 	const op = "renew orchestration lock"
 	if extendFor <= 0 {
-		return invalid(op, "", "extension must be positive, got %v", extendFor)
+		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
 	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
 		now := nowMs()
@@ -313,7 +314,7 @@ func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken str
 			return fmt.Errorf("renew lock: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return lockNotHeld(op, "", "lock token is unknown, released or expired")
+			return encode.LockNotHeld(op, "", "lock token is unknown, released or expired")
 		}
 		return nil
 	})

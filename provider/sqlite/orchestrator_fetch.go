@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // FetchOrchestrationItem implements provider.Provider.
@@ -22,17 +24,17 @@ func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, poll
 // FetchOrchestrationItems implements provider.Provider.
 func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
 	if max < 1 {
-		return nil, invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
+		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
 	}
 	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout)
 }
 
 func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	if err := checkTimeouts(op, lockTimeout, pollTimeout); err != nil {
+	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
-	err := p.pollUntil(ctx, pollTimeout, p.orchestratorWork, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, error) {
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
 		return len(items) > 0, err

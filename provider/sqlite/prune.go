@@ -7,13 +7,14 @@ import (
 	"fmt"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // PruneExecutions implements provider.Admin.
 func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts provider.PruneOptions) (provider.PruneResult, error) {
 	const op = "prune executions"
 	if opts.KeepLast < 0 {
-		return provider.PruneResult{}, invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)
+		return provider.PruneResult{}, encode.Invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)
 	}
 	var res provider.PruneResult
 	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {

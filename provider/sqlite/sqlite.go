@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 
 	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -64,9 +65,9 @@ type Provider struct {
 	// busy handler against each other; other processes are held off by BEGIN IMMEDIATE.
 	writeMu sync.Mutex
 
-	orchestratorWork *signal
-	workerWork       *signal
-	statusChanged    *signal
+	orchestratorWork *wake.Signal
+	workerWork       *wake.Signal
+	statusChanged    *wake.Signal
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -137,9 +138,9 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		db:               db,
 		opts:             opts,
 		path:             path,
-		orchestratorWork: newSignal(),
-		workerWork:       newSignal(),
-		statusChanged:    newSignal(),
+		orchestratorWork: wake.NewSignal(),
+		workerWork:       wake.NewSignal(),
+		statusChanged:    wake.NewSignal(),
 		closed:           make(chan struct{}),
 	}, nil
 }

@@ -8,16 +8,18 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // FetchWorkItem implements provider.Provider.
 func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.WorkItemLease, error) {
 	const op = "fetch work item"
-	if err := checkTimeouts(op, lockTimeout, pollTimeout); err != nil {
+	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
 	var lease *provider.WorkItemLease
-	err := p.pollUntil(ctx, pollTimeout, p.workerWork, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, error) {
 		var err error
 		lease, err = p.lockWorkItem(ctx, op, lockTimeout)
 		return lease != nil, err
@@ -89,12 +91,12 @@ func executionState(ctx context.Context, q rowQuerier, instance string, executio
 func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
 	const op = "ack work item"
 	if lockToken == "" {
-		return lockNotHeld(op, "", "empty lock token")
+		return encode.LockNotHeld(op, "", "empty lock token")
 	}
 	var data string
 	if completion != nil {
 		var err error
-		if data, err = encodeItem(op, *completion, false); err != nil {
+		if data, err = encode.EncodeItem(op, *completion, false); err != nil {
 			return err
 		}
 	}
@@ -105,7 +107,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 			return fmt.Errorf("delete work item: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		if completion == nil {
 			return nil
@@ -113,7 +115,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		return insertOrchestratorItem(ctx, tx, *completion, data, now)
 	})
 	if err == nil && completion != nil {
-		p.orchestratorWork.notify()
+		p.orchestratorWork.Notify()
 	}
 	return err
 }
@@ -122,7 +124,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
 	const op = "abandon work item"
 	if delay < 0 {
-		return invalid(op, "", "delay must not be negative, got %v", delay)
+		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
 	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
 		now := nowMs()
@@ -134,12 +136,12 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 			return fmt.Errorf("abandon work item: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		return nil
 	})
 	if err == nil {
-		p.workerWork.notify()
+		p.workerWork.Notify()
 	}
 	return err
 }
@@ -148,7 +150,7 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (provider.ExecutionState, error) {
 	const op = "renew work item lock"
 	if extendFor <= 0 {
-		return "", invalid(op, "", "extension must be positive, got %v", extendFor)
+		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
 	var state provider.ExecutionState
 	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
@@ -159,7 +161,7 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, exte
 			UPDATE worker_queue SET locked_until = ? WHERE lock_token = ? AND locked_until > ?
 			RETURNING instance_id, execution_id`, now+extendFor.Milliseconds(), lockToken, now).Scan(&instance, &executionID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return lockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
+			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		if err != nil {
 			return fmt.Errorf("renew work item lock: %w", err)

@@ -1,0 +1,121 @@
+// Package encode validates and serialises what providers are asked to store,
+// so that bad input fails before any transaction starts, the same way in every provider.
+package encode
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Invalid returns a permanent ErrInvalidArgument error.
+func Invalid(op, instance, format string, args ...any) error {
+	return provider.Permanent(op, instance, fmt.Errorf("%w: "+format, append([]any{provider.ErrInvalidArgument}, args...)...))
+}
+
+// LockNotHeld returns a permanent ErrLockNotHeld error.
+func LockNotHeld(op, instance, detail string) error {
+	return provider.Permanent(op, instance, fmt.Errorf("%w: %s", provider.ErrLockNotHeld, detail))
+}
+
+// CheckTimeouts validates a fetch's lock and poll timeouts.
+func CheckTimeouts(op string, lockTimeout, pollTimeout time.Duration) error {
+	if lockTimeout <= 0 {
+		return Invalid(op, "", "lock timeout must be positive, got %v", lockTimeout)
+	}
+	if pollTimeout < 0 {
+		return Invalid(op, "", "poll timeout must not be negative, got %v", pollTimeout)
+	}
+	return nil
+}
+
+// Ack is an OrchestrationAck validated and serialised before the
+// transaction starts, so that bad input fails without touching the database.
+type Ack struct {
+	Events       []Event
+	WorkerItems  []Item
+	OrchItems    []Item
+	Cancelled    []provider.ActivityRef
+	Meta         provider.ExecutionMetadata
+	ExecutionID  int64
+	CustomStatus *provider.CustomStatusUpdate
+}
+
+// Event is a history event and its stored form.
+type Event struct {
+	ID   int64
+	Kind provider.EventKind
+	Data string
+}
+
+// Item is a work item and its stored form.
+type Item struct {
+	Item provider.WorkItem
+	Data string
+}
+
+// EncodeAck validates an ack and serialises its events and items.
+func EncodeAck(op string, ack provider.OrchestrationAck) (Ack, error) {
+	out := Ack{Meta: ack.Metadata, ExecutionID: ack.ExecutionID, Cancelled: ack.CancelledActivities, CustomStatus: ack.Metadata.CustomStatus}
+	if ack.ExecutionID < 1 {
+		return out, Invalid(op, "", "execution ID must be at least 1, got %d", ack.ExecutionID)
+	}
+	if s := ack.Metadata.Status; s != "" && !s.Valid() {
+		return out, Invalid(op, "", "unknown execution status %q", s)
+	}
+	seen := make(map[int64]bool, len(ack.HistoryDelta))
+	for _, e := range ack.HistoryDelta {
+		if e.ID < 1 || e.Kind == "" {
+			return out, Invalid(op, "", "history event needs a positive ID and a kind, got id=%d kind=%q", e.ID, e.Kind)
+		}
+		if seen[e.ID] {
+			return out, provider.Permanent(op, "", fmt.Errorf("%w: event ID %d appears twice in the delta", provider.ErrDuplicateEvent, e.ID))
+		}
+		seen[e.ID] = true
+		data, err := provider.EncodeEvent(e)
+		if err != nil {
+			return out, Invalid(op, "", "%v", err)
+		}
+		out.Events = append(out.Events, Event{ID: e.ID, Kind: e.Kind, Data: data})
+	}
+	var err error
+	if out.WorkerItems, err = encodeItems(op, ack.WorkerItems, true); err != nil {
+		return out, err
+	}
+	if out.OrchItems, err = encodeItems(op, ack.OrchestratorItems, false); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+func encodeItems(op string, items []provider.WorkItem, worker bool) ([]Item, error) {
+	out := make([]Item, 0, len(items))
+	for _, it := range items {
+		data, err := EncodeItem(op, it, worker)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Item{Item: it, Data: data})
+	}
+	return out, nil
+}
+
+// EncodeItem validates a work item for its queue and serialises it.
+func EncodeItem(op string, it provider.WorkItem, worker bool) (string, error) {
+	if err := it.Validate(); err != nil {
+		return "", Invalid(op, it.Instance, "%v", err)
+	}
+	if it.ForWorkerQueue() != worker {
+		queue := "orchestrator"
+		if worker {
+			queue = "worker"
+		}
+		return "", Invalid(op, it.Instance, "%s work item does not belong on the %s queue", it.Kind, queue)
+	}
+	data, err := provider.EncodeWorkItem(it)
+	if err != nil {
+		return "", Invalid(op, it.Instance, "%v", err)
+	}
+	return data, nil
+}

@@ -1,0 +1,65 @@
+// Package wake lets providers wake waiting fetchers and watchers when work
+// arrives, and long-poll with a fallback interval for work they were not told of.
+package wake
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Signal wakes every goroutine waiting on it when Notify is called. A waiter
+// takes the current channel with C before looking for work, so a Notify that
+// races with the look is never missed.
+type Signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// NewSignal returns a Signal nobody has notified yet.
+func NewSignal() *Signal { return &Signal{ch: make(chan struct{})} }
+
+// C returns a channel that is closed by the next Notify.
+func (s *Signal) C() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ch
+}
+
+// Notify wakes all current waiters.
+func (s *Signal) Notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.ch)
+	s.ch = make(chan struct{})
+}
+
+// Poll calls try until it finds something or timeout passes. Between tries it
+// sleeps until sig is notified, interval passes, closed is closed or ctx ends.
+// try is called at least once.
+func Poll(ctx context.Context, timeout, interval time.Duration, sig *Signal, closed <-chan struct{}, try func() (found bool, err error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		woken := sig.C()
+		found, err := try()
+		if err != nil || found {
+			return err
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return nil
+		}
+		timer := time.NewTimer(min(remaining, interval))
+		select {
+		case <-woken:
+		case <-timer.C:
+		case <-closed:
+			timer.Stop()
+			return nil
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		}
+		timer.Stop()
+	}
+}
