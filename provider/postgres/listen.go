@@ -1,0 +1,65 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// listen holds a dedicated connection LISTENing on the schema's channels and
+// turns notifications into wake-ups. When the connection breaks it wakes
+// everyone (a notification may have been lost) and reconnects with backoff;
+// meanwhile fetchers fall back to polling.
+func (p *Provider) listen(ctx context.Context, cfg *pgx.ConnConfig) {
+	defer close(p.listenerDone)
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := p.listenOnce(ctx, cfg)
+		if ctx.Err() != nil {
+			return
+		}
+		p.opts.Logger.Warn("postgres listener lost; polling until it reconnects", "schema", p.schema, "error", redact(err))
+		p.wakeAll()
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, kind := range []string{"orch", "worker", "status"} {
+		if _, err := conn.Exec(ctx, "LISTEN "+quoteIdent(p.channel(kind))); err != nil {
+			return err
+		}
+	}
+	p.wakeAll() // work may have arrived while no one listened
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		switch n.Channel {
+		case p.channel("orch"):
+			p.orchestratorWork.Notify()
+		case p.channel("worker"):
+			p.workerWork.Notify()
+		case p.channel("status"):
+			p.statusChanged.Notify()
+		}
+	}
+}
+
+func (p *Provider) wakeAll() {
+	p.orchestratorWork.Notify()
+	p.workerWork.Notify()
+	p.statusChanged.Notify()
+}

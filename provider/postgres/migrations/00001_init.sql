@@ -1,0 +1,577 @@
+-- +goose Up
+-- Objects are created in the provider's schema: every connection of the
+-- provider sets search_path to it. Functions keep every contract operation to
+-- one round trip; they raise SQLSTATE DX001..DX005 for the contract's errors
+-- (lock not held, duplicate event, invalid argument, not found, running).
+
+CREATE TABLE instances (
+    instance_id           TEXT PRIMARY KEY,
+    orchestration_name    TEXT NOT NULL,
+    orchestration_version TEXT NOT NULL DEFAULT '',
+    current_execution_id  BIGINT NOT NULL DEFAULT 1,
+    parent_instance_id    TEXT,
+    custom_status         TEXT,
+    custom_status_version BIGINT NOT NULL DEFAULT 0,
+    -- status_seq orders status changes; status_xid is the transaction that made
+    -- the last one. Watch reads changes whose transaction is below the oldest
+    -- running one, so a change that commits late is still seen.
+    status_seq            BIGINT NOT NULL DEFAULT 0,
+    status_xid            BIGINT NOT NULL DEFAULT 0,
+    created_at            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    updated_at            TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX instances_parent ON instances (parent_instance_id);
+CREATE INDEX instances_status_xid ON instances (status_xid);
+
+CREATE TABLE executions (
+    instance_id  TEXT NOT NULL,
+    execution_id BIGINT NOT NULL,
+    status       TEXT NOT NULL DEFAULT 'Running',
+    output       TEXT,
+    started_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+    completed_at TIMESTAMPTZ,
+    PRIMARY KEY (instance_id, execution_id)
+);
+
+CREATE TABLE history (
+    instance_id  TEXT NOT NULL,
+    execution_id BIGINT NOT NULL,
+    event_id     BIGINT NOT NULL,
+    event_type   TEXT NOT NULL,
+    event_data   TEXT NOT NULL,
+    created_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (instance_id, execution_id, event_id)
+);
+
+CREATE TABLE orchestrator_queue (
+    id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    instance_id   TEXT NOT NULL,
+    work_item     TEXT NOT NULL,
+    visible_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+    lock_token    TEXT,
+    attempt_count INT NOT NULL DEFAULT 0,
+    created_at    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX orchestrator_queue_visible ON orchestrator_queue (visible_at, id);
+CREATE INDEX orchestrator_queue_instance ON orchestrator_queue (instance_id, visible_at);
+CREATE INDEX orchestrator_queue_token ON orchestrator_queue (lock_token) WHERE lock_token IS NOT NULL;
+
+CREATE TABLE worker_queue (
+    id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    instance_id   TEXT NOT NULL,
+    execution_id  BIGINT NOT NULL,
+    activity_id   BIGINT NOT NULL,
+    work_item     TEXT NOT NULL,
+    visible_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+    lock_token    TEXT UNIQUE,
+    locked_until  TIMESTAMPTZ,
+    attempt_count INT NOT NULL DEFAULT 0,
+    created_at    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX worker_queue_visible ON worker_queue (visible_at, id);
+CREATE INDEX worker_queue_activity ON worker_queue (instance_id, execution_id, activity_id);
+
+CREATE TABLE instance_locks (
+    instance_id  TEXT PRIMARY KEY,
+    lock_token   TEXT NOT NULL UNIQUE,
+    locked_until TIMESTAMPTZ NOT NULL,
+    locked_at    TIMESTAMPTZ NOT NULL
+);
+
+CREATE SEQUENCE status_seq;
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_channel(kind TEXT) RETURNS TEXT LANGUAGE sql STABLE AS $$
+    SELECT current_schema() || '_dx_' || kind
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_execution_state(p_instance TEXT, p_execution BIGINT) RETURNS TEXT LANGUAGE sql STABLE AS $$
+    SELECT COALESCE((
+        SELECT CASE WHEN p_execution < i.current_execution_id THEN 'ContinuedAsNew'
+                    ELSE COALESCE(e.status, 'Running') END
+        FROM instances i
+        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.instance_id = p_instance), 'Missing')
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
+RETURNS TABLE (
+    instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
+    execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
+    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[]
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_now       TIMESTAMPTZ := now();
+    v_candidate TEXT;
+    v_seen      TEXT[] := '{}';
+    v_token     TEXT;
+    v_until     TIMESTAMPTZ;
+    v_tagged    INT;
+    v_count     INT := 0;
+BEGIN
+    -- SKIP LOCKED spreads concurrent fetchers over different messages; the
+    -- advisory lock and the lock row make the instance lock exclusive.
+    FOR v_candidate IN
+        SELECT q.instance_id FROM orchestrator_queue q
+        WHERE q.visible_at <= v_now
+          AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
+        ORDER BY q.id
+        LIMIT p_max * 4
+        FOR UPDATE OF q SKIP LOCKED
+    LOOP
+        CONTINUE WHEN v_candidate = ANY (v_seen);
+        v_seen := v_seen || v_candidate;
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_candidate));
+        v_token := gen_random_uuid()::text;
+        -- Never wait for an instance lock row: an acking holder keeps it locked
+        -- while it waits for message rows this fetcher may hold (a deadlock).
+        SELECT l.locked_until INTO v_until FROM instance_locks l
+        WHERE l.instance_id = v_candidate FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            CONTINUE WHEN v_until > v_now;
+            UPDATE instance_locks l SET lock_token = v_token,
+                locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
+            WHERE l.instance_id = v_candidate;
+        ELSE
+            -- No row, or a row another transaction holds: only a new row is ours.
+            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+            VALUES (v_candidate, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
+            ON CONFLICT DO NOTHING;
+            CONTINUE WHEN NOT FOUND;
+        END IF;
+        UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
+        WHERE q.id IN (SELECT q2.id FROM orchestrator_queue q2
+                       WHERE q2.instance_id = v_candidate AND q2.visible_at <= v_now FOR UPDATE SKIP LOCKED);
+        GET DIAGNOSTICS v_tagged = ROW_COUNT;
+        IF v_tagged = 0 THEN
+            DELETE FROM instance_locks l WHERE l.lock_token = v_token;
+            CONTINUE;
+        END IF;
+        RETURN QUERY
+        SELECT v_candidate, v_token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
+               COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
+               i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
+               (SELECT COALESCE(max(q.attempt_count), 0)::INT FROM orchestrator_queue q WHERE q.lock_token = v_token),
+               ARRAY(SELECT q.id FROM orchestrator_queue q WHERE q.lock_token = v_token ORDER BY q.id),
+               ARRAY(SELECT q.work_item FROM orchestrator_queue q WHERE q.lock_token = v_token ORDER BY q.id),
+               ARRAY(SELECT h.event_id FROM history h WHERE h.instance_id = v_candidate
+                     AND h.execution_id = i.current_execution_id ORDER BY h.event_id),
+               ARRAY(SELECT h.event_data FROM history h WHERE h.instance_id = v_candidate
+                     AND h.execution_id = i.current_execution_id ORDER BY h.event_id)
+        FROM (SELECT 1) AS one
+        LEFT JOIN instances i ON i.instance_id = v_candidate
+        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
+        v_count := v_count + 1;
+        EXIT WHEN v_count >= p_max;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_held_instance(p_token TEXT) RETURNS TEXT LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance TEXT;
+    v_until    TIMESTAMPTZ;
+BEGIN
+    SELECT l.instance_id, l.locked_until INTO v_instance, v_until
+    FROM instance_locks l WHERE l.lock_token = p_token FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown or was already released' USING ERRCODE = 'DX001';
+    END IF;
+    IF v_until <= now() THEN
+        RAISE EXCEPTION 'lock on instance % expired % ago', v_instance, now() - v_until USING ERRCODE = 'DX001';
+    END IF;
+    RETURN v_instance;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_ack_orchestration_item(
+    p_token TEXT, p_execution_id BIGINT,
+    p_event_ids BIGINT[], p_event_kinds TEXT[], p_event_data TEXT[],
+    p_worker_instances TEXT[], p_worker_executions BIGINT[], p_worker_activities BIGINT[], p_worker_data TEXT[],
+    p_orch_instances TEXT[], p_orch_data TEXT[], p_orch_visible_ms BIGINT[],
+    p_status TEXT, p_output TEXT, p_name TEXT, p_version TEXT, p_parent TEXT,
+    p_custom_set BOOLEAN, p_custom_value TEXT,
+    p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[]
+) RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_now      TIMESTAMPTZ := now();
+    v_instance TEXT := dx_held_instance(p_token);
+    v_current  BIGINT;
+    v_changed  BOOLEAN := false;
+    v_rows     INT;
+BEGIN
+    SELECT i.current_execution_id INTO v_current FROM instances i WHERE i.instance_id = v_instance FOR UPDATE;
+    IF NOT FOUND AND COALESCE(p_name, '') = '' THEN
+        -- A turn for an instance that was never started may only drop its messages.
+        IF COALESCE(cardinality(p_event_ids), 0) > 0 OR p_status IS NOT NULL OR p_custom_set THEN
+            RAISE EXCEPTION 'the first turn of instance % must name its orchestration', v_instance USING ERRCODE = 'DX003';
+        END IF;
+    ELSE
+        IF v_current IS NULL THEN
+            INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+                                   parent_instance_id, created_at, updated_at)
+            VALUES (v_instance, p_name, COALESCE(p_version, ''), p_execution_id, NULLIF(p_parent, ''), v_now, v_now);
+            v_changed := true;
+        ELSE
+            UPDATE instances i SET
+                current_execution_id = greatest(i.current_execution_id, p_execution_id),
+                orchestration_name = COALESCE(NULLIF(p_name, ''), i.orchestration_name),
+                orchestration_version = COALESCE(NULLIF(p_version, ''), i.orchestration_version),
+                updated_at = v_now
+            WHERE i.instance_id = v_instance;
+            v_changed := p_execution_id > v_current;
+        END IF;
+        INSERT INTO executions (instance_id, execution_id, status, started_at)
+        VALUES (v_instance, p_execution_id, 'Running', v_now) ON CONFLICT DO NOTHING;
+        INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
+        SELECT v_instance, p_execution_id, u.id, u.kind, u.data, v_now
+        FROM unnest(p_event_ids, p_event_kinds, p_event_data) AS u(id, kind, data)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        IF v_rows < COALESCE(cardinality(p_event_ids), 0) THEN
+            RAISE EXCEPTION 'execution % of instance % already has one of events %', p_execution_id, v_instance, p_event_ids
+                USING ERRCODE = 'DX002';
+        END IF;
+        IF p_status IS NOT NULL THEN
+            UPDATE executions e SET status = p_status, output = p_output,
+                completed_at = CASE WHEN p_status <> 'Running' THEN v_now END
+            WHERE e.instance_id = v_instance AND e.execution_id = p_execution_id;
+            v_changed := true;
+        END IF;
+        IF p_custom_set THEN
+            UPDATE instances i SET custom_status = p_custom_value, custom_status_version = i.custom_status_version + 1
+            WHERE i.instance_id = v_instance;
+            v_changed := true;
+        END IF;
+        IF v_changed THEN
+            UPDATE instances i SET status_seq = nextval('status_seq'), status_xid = pg_current_xact_id()::TEXT::BIGINT
+            WHERE i.instance_id = v_instance;
+            PERFORM pg_notify(dx_channel('status'), v_instance);
+        END IF;
+    END IF;
+
+    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
+    SELECT u.inst, u.ex, u.act, u.data, v_now, v_now
+    FROM unnest(p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data) AS u(inst, ex, act, data);
+    IF COALESCE(cardinality(p_worker_data), 0) > 0 THEN
+        PERFORM pg_notify(dx_channel('worker'), '');
+    END IF;
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
+    SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now
+    FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) AS u(inst, data, vis);
+    -- Cancel after enqueueing, so an activity scheduled and cancelled in one turn never runs.
+    DELETE FROM worker_queue w
+    USING unnest(p_cancel_instances, p_cancel_executions, p_cancel_activities) AS c(inst, ex, act)
+    WHERE w.instance_id = c.inst AND w.execution_id = c.ex AND w.activity_id = c.act;
+    DELETE FROM orchestrator_queue q WHERE q.lock_token = p_token;
+    DELETE FROM instance_locks l WHERE l.lock_token = p_token;
+    IF COALESCE(cardinality(p_orch_data), 0) > 0
+       OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance) THEN
+        PERFORM pg_notify(dx_channel('orch'), '');
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_abandon_orchestration_item(p_token TEXT, p_delay_ms BIGINT, p_ignore_attempt BOOLEAN)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance TEXT := dx_held_instance(p_token);
+BEGIN
+    UPDATE orchestrator_queue q SET lock_token = NULL,
+        attempt_count = CASE WHEN p_ignore_attempt THEN greatest(q.attempt_count - 1, 0) ELSE q.attempt_count END
+    WHERE q.lock_token = p_token;
+    IF p_delay_ms > 0 THEN
+        -- Keep the instance unfetchable for the delay under a token nobody holds.
+        UPDATE instance_locks l SET lock_token = 'abandoned-' || gen_random_uuid()::text,
+            locked_until = now() + p_delay_ms * interval '1 millisecond'
+        WHERE l.lock_token = p_token;
+    ELSE
+        DELETE FROM instance_locks l WHERE l.lock_token = p_token;
+        PERFORM pg_notify(dx_channel('orch'), '');
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_renew_orchestration_lock(p_token TEXT, p_extend_ms BIGINT) RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE instance_locks l SET locked_until = now() + p_extend_ms * interval '1 millisecond'
+    WHERE l.lock_token = p_token AND l.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, released or expired' USING ERRCODE = 'DX001';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_fetch_work_item(p_lock_ms BIGINT)
+RETURNS TABLE (lock_token TEXT, attempt_count INT, instance_id TEXT, execution_id BIGINT, activity_id BIGINT,
+               work_item TEXT, state TEXT, item_id BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now TIMESTAMPTZ := now();
+    v_id  BIGINT;
+BEGIN
+    SELECT w.id INTO v_id FROM worker_queue w
+    WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
+    ORDER BY w.id LIMIT 1
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    UPDATE worker_queue w SET lock_token = gen_random_uuid()::text,
+        locked_until = v_now + p_lock_ms * interval '1 millisecond', attempt_count = w.attempt_count + 1
+    WHERE w.id = v_id
+    RETURNING w.lock_token, w.attempt_count, w.instance_id, w.execution_id, w.activity_id, w.work_item,
+              dx_execution_state(w.instance_id, w.execution_id), w.id;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_ack_work_item(p_token TEXT, p_instance TEXT, p_completion TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM worker_queue w WHERE w.lock_token = p_token AND w.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    IF p_completion IS NOT NULL THEN
+        INSERT INTO orchestrator_queue (instance_id, work_item) VALUES (p_instance, p_completion);
+        PERFORM pg_notify(dx_channel('orch'), '');
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_abandon_work_item(p_token TEXT, p_delay_ms BIGINT, p_ignore_attempt BOOLEAN)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE worker_queue w SET lock_token = NULL, locked_until = NULL,
+        visible_at = now() + p_delay_ms * interval '1 millisecond',
+        attempt_count = CASE WHEN p_ignore_attempt THEN greatest(w.attempt_count - 1, 0) ELSE w.attempt_count END
+    WHERE w.lock_token = p_token AND w.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    IF p_delay_ms = 0 THEN
+        PERFORM pg_notify(dx_channel('worker'), '');
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_renew_work_item(p_token TEXT, p_extend_ms BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance  TEXT;
+    v_execution BIGINT;
+BEGIN
+    UPDATE worker_queue w SET locked_until = now() + p_extend_ms * interval '1 millisecond'
+    WHERE w.lock_token = p_token AND w.locked_until > now()
+    RETURNING w.instance_id, w.execution_id INTO v_instance, v_execution;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    RETURN dx_execution_state(v_instance, v_execution);
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_enqueue_orchestrator(p_instance TEXT, p_data TEXT, p_visible_ms BIGINT, p_delay_ms BIGINT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
+    VALUES (p_instance, p_data, greatest(now() + p_delay_ms * interval '1 millisecond',
+                                         CASE WHEN p_visible_ms > 0 THEN to_timestamp(p_visible_ms / 1000.0) ELSE now() END));
+    PERFORM pg_notify(dx_channel('orch'), '');
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_enqueue_worker(p_instance TEXT, p_execution BIGINT, p_activity BIGINT, p_data TEXT, p_delay_ms BIGINT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at)
+    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond');
+    PERFORM pg_notify(dx_channel('worker'), '');
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_append_history(p_instance TEXT, p_execution BIGINT, p_ids BIGINT[], p_kinds TEXT[], p_data TEXT[])
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_rows INT;
+BEGIN
+    PERFORM 1 FROM executions e WHERE e.instance_id = p_instance AND e.execution_id = p_execution;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'execution % of instance % does not exist', p_execution, p_instance USING ERRCODE = 'DX004';
+    END IF;
+    INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data)
+    SELECT p_instance, p_execution, u.id, u.kind, u.data FROM unnest(p_ids, p_kinds, p_data) AS u(id, kind, data)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_rows = ROW_COUNT;
+    IF v_rows < COALESCE(cardinality(p_ids), 0) THEN
+        RAISE EXCEPTION 'execution % of instance % already has one of events %', p_execution, p_instance, p_ids
+            USING ERRCODE = 'DX002';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_descendants(p_root TEXT) RETURNS TABLE (instance_id TEXT, depth INT) LANGUAGE sql STABLE AS $$
+    WITH RECURSIVE tree(id, depth) AS (
+        SELECT p_root, 0
+        UNION
+        SELECT i.instance_id, t.depth + 1 FROM instances i JOIN tree t ON i.parent_instance_id = t.id
+        WHERE t.depth < 10000
+    )
+    SELECT id, min(depth)::INT FROM tree GROUP BY id
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_delete_tree(p_root TEXT, p_force BOOLEAN, p_bulk BOOLEAN,
+    INOUT instances_deleted BIGINT, INOUT executions_deleted BIGINT, INOUT events_deleted BIGINT, INOUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_parent  TEXT;
+    v_ids     TEXT[];
+    v_running TEXT[];
+    v_rows    BIGINT;
+BEGIN
+    SELECT i.parent_instance_id INTO v_parent FROM instances i WHERE i.instance_id = p_root FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'instance % does not exist', p_root USING ERRCODE = 'DX004';
+    END IF;
+    IF v_parent IS NOT NULL AND NOT p_force THEN
+        RAISE EXCEPTION 'instance % is a sub-orchestration of %; delete the root instance, or force', p_root, v_parent
+            USING ERRCODE = 'DX003';
+    END IF;
+    SELECT array_agg(d.instance_id) INTO v_ids FROM dx_descendants(p_root) d;
+    IF NOT p_force THEN
+        SELECT array_agg(i.instance_id ORDER BY i.instance_id) INTO v_running
+        FROM instances i LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.instance_id = ANY (v_ids) AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated');
+        IF v_running IS NOT NULL THEN
+            IF p_bulk THEN
+                RETURN;
+            END IF;
+            RAISE EXCEPTION 'instance %: % not finished; use force to delete anyway', p_root, array_to_string(v_running, ', ')
+                USING ERRCODE = 'DX005';
+        END IF;
+    END IF;
+    DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; events_deleted := events_deleted + v_rows;
+    DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; executions_deleted := executions_deleted + v_rows;
+    DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
+    DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
+    -- Removing the lock makes an in-flight ack fail instead of recreating the instance.
+    DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
+    DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; instances_deleted := instances_deleted + v_rows;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_delete_instances(p_ids TEXT[], p_force BOOLEAN,
+    OUT instances_deleted BIGINT, OUT executions_deleted BIGINT, OUT events_deleted BIGINT, OUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id TEXT;
+BEGIN
+    instances_deleted := 0; executions_deleted := 0; events_deleted := 0; messages_deleted := 0;
+    FOREACH v_id IN ARRAY COALESCE(p_ids, '{}') LOOP
+        SELECT * INTO instances_deleted, executions_deleted, events_deleted, messages_deleted
+        FROM dx_delete_tree(v_id, p_force, false, instances_deleted, executions_deleted, events_deleted, messages_deleted);
+    END LOOP;
+    PERFORM pg_notify(dx_channel('orch'), '');
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_delete_bulk(p_ids TEXT[], p_completed_before TIMESTAMPTZ, p_limit INT,
+    OUT instances_deleted BIGINT, OUT executions_deleted BIGINT, OUT events_deleted BIGINT, OUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id     TEXT;
+    v_before BIGINT;
+    v_roots  INT := 0;
+BEGIN
+    instances_deleted := 0; executions_deleted := 0; events_deleted := 0; messages_deleted := 0;
+    FOR v_id IN
+        SELECT i.instance_id FROM instances i
+        JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
+          AND (COALESCE(cardinality(p_ids), 0) = 0 OR i.instance_id = ANY (p_ids))
+          AND (p_completed_before IS NULL OR e.completed_at < p_completed_before)
+        ORDER BY e.completed_at, i.instance_id
+    LOOP
+        EXIT WHEN p_limit > 0 AND v_roots >= p_limit;
+        v_before := instances_deleted;
+        SELECT * INTO instances_deleted, executions_deleted, events_deleted, messages_deleted
+        FROM dx_delete_tree(v_id, false, true, instances_deleted, executions_deleted, events_deleted, messages_deleted);
+        IF instances_deleted > v_before THEN
+            v_roots := v_roots + 1;
+        END IF;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION dx_prune_executions(p_instance TEXT, p_keep_last INT, p_completed_before TIMESTAMPTZ,
+    OUT executions_deleted BIGINT, OUT events_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_current BIGINT;
+    v_victims BIGINT[];
+BEGIN
+    SELECT i.current_execution_id INTO v_current FROM instances i WHERE i.instance_id = p_instance FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'instance % does not exist', p_instance USING ERRCODE = 'DX004';
+    END IF;
+    SELECT array_agg(r.execution_id) INTO v_victims FROM (
+        SELECT e.execution_id, e.completed_at, row_number() OVER (ORDER BY e.execution_id DESC) AS rank
+        FROM executions e WHERE e.instance_id = p_instance) r
+    WHERE r.execution_id <> v_current
+      AND (p_keep_last <= 0 OR r.rank > p_keep_last)
+      AND (p_completed_before IS NULL OR r.completed_at < p_completed_before);
+    DELETE FROM history h WHERE h.instance_id = p_instance AND h.execution_id = ANY (COALESCE(v_victims, '{}'));
+    GET DIAGNOSTICS events_deleted = ROW_COUNT;
+    DELETE FROM executions e WHERE e.instance_id = p_instance AND e.execution_id = ANY (COALESCE(v_victims, '{}'));
+    GET DIAGNOSTICS executions_deleted = ROW_COUNT;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP FUNCTION dx_prune_executions, dx_delete_bulk, dx_delete_instances, dx_delete_tree, dx_descendants,
+    dx_append_history, dx_enqueue_worker, dx_enqueue_orchestrator, dx_renew_work_item, dx_abandon_work_item,
+    dx_ack_work_item, dx_fetch_work_item, dx_renew_orchestration_lock, dx_abandon_orchestration_item,
+    dx_ack_orchestration_item, dx_held_instance, dx_fetch_orchestration_items, dx_execution_state, dx_channel;
+DROP SEQUENCE status_seq;
+DROP TABLE instance_locks, worker_queue, orchestrator_queue, history, executions, instances;

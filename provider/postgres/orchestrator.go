@@ -1,0 +1,234 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
+)
+
+// FetchOrchestrationItem implements provider.Provider.
+func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return items[0], nil
+}
+
+// FetchOrchestrationItems implements provider.Provider.
+func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
+	}
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout)
+}
+
+func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
+		return nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	var items []*provider.OrchestrationItem
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, error) {
+		var err error
+		items, err = p.lockReadyInstances(ctx, max, lockTimeout)
+		return len(items) > 0, classify(op, "", err)
+	})
+	return items, err
+}
+
+func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2)`, max, lockTimeout.Milliseconds())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*provider.OrchestrationItem
+	for rows.Next() {
+		item, err := scanOrchestrationItem(rows)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return items, rows.Err()
+}
+
+func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, error) {
+	item := &provider.OrchestrationItem{}
+	var status, parent, custom *string
+	var messageIDs, eventIDs []int64
+	var messages, events []string
+	if err := rows.Scan(&item.Instance, &item.LockToken, &item.Exists, &item.OrchestrationName, &item.Version,
+		&item.ExecutionID, &status, &parent, &custom, &item.CustomStatusVersion, &item.AttemptCount,
+		&messageIDs, &messages, &eventIDs, &events); err != nil {
+		return nil, fmt.Errorf("read fetched item: %w", err)
+	}
+	if status != nil {
+		item.Status = provider.ExecutionStatus(*status)
+	}
+	if parent != nil {
+		item.ParentInstance = *parent
+	}
+	item.CustomStatus = custom
+	for i, data := range messages {
+		w, err := provider.DecodeWorkItem(data)
+		if err != nil {
+			item.DecodeError = errors.Join(item.DecodeError, &provider.CorruptDataError{
+				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", messageIDs[i]), Err: err})
+			continue
+		}
+		item.Messages = append(item.Messages, w)
+	}
+	if !item.Exists {
+		for _, m := range item.Messages {
+			if m.Kind == provider.WorkStartOrchestration {
+				item.OrchestrationName, item.Version, item.ParentInstance = m.Name, m.Version, m.ParentInstance
+				break
+			}
+		}
+	}
+	item.History, item.DecodeError = decodeEvents(item.Instance, item.ExecutionID, eventIDs, events, item.DecodeError)
+	return item, nil
+}
+
+// decodeEvents decodes stored events; undecodable ones are skipped and
+// reported, naming the instance and the event.
+func decodeEvents(instance string, executionID int64, ids []int64, data []string, decodeErr error) ([]provider.Event, error) {
+	events := make([]provider.Event, 0, len(data))
+	for i, d := range data {
+		e, err := provider.DecodeEvent(d)
+		if err != nil {
+			decodeErr = errors.Join(decodeErr, &provider.CorruptDataError{
+				Instance: instance, What: fmt.Sprintf("history event %d of execution %d", ids[i], executionID), Err: err})
+			continue
+		}
+		events = append(events, e)
+	}
+	return events, decodeErr
+}
+
+// AckOrchestrationItem implements provider.Provider in one call of
+// dx_ack_orchestration_item.
+func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+	const op = "ack orchestration item"
+	if lockToken == "" {
+		return encode.LockNotHeld(op, "", "empty lock token")
+	}
+	enc, err := encode.EncodeAck(op, ack)
+	if err != nil {
+		return err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return err
+	}
+	a := ackArgs(enc)
+	_, err = p.pool.Exec(ctx, `SELECT dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
+		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
+		a.orchInstances, a.orchData, a.orchVisible,
+		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
+		enc.CustomStatus != nil, a.customValue,
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities)
+	return classify(op, "", err)
+}
+
+// ackParams are an ack's parts as the parallel arrays the SQL function takes.
+type ackParams struct {
+	eventIDs                           []int64
+	eventKinds, eventData              []string
+	workerInstances, workerData        []string
+	workerExecutions, workerActivities []int64
+	orchInstances, orchData            []string
+	orchVisible                        []int64
+	cancelInstances                    []string
+	cancelExecutions, cancelActivities []int64
+	status                             *string
+	customValue                        *string
+}
+
+func ackArgs(enc encode.Ack) ackParams {
+	a := ackParams{
+		eventIDs: []int64{}, eventKinds: []string{}, eventData: []string{},
+		workerInstances: []string{}, workerData: []string{}, workerExecutions: []int64{}, workerActivities: []int64{},
+		orchInstances: []string{}, orchData: []string{}, orchVisible: []int64{},
+		cancelInstances: []string{}, cancelExecutions: []int64{}, cancelActivities: []int64{},
+	}
+	for _, e := range enc.Events {
+		a.eventIDs, a.eventKinds, a.eventData = append(a.eventIDs, e.ID), append(a.eventKinds, string(e.Kind)), append(a.eventData, e.Data)
+	}
+	for _, w := range enc.WorkerItems {
+		a.workerInstances = append(a.workerInstances, w.Item.Instance)
+		a.workerExecutions = append(a.workerExecutions, w.Item.ExecutionID)
+		a.workerActivities = append(a.workerActivities, w.Item.ID)
+		a.workerData = append(a.workerData, w.Data)
+	}
+	for _, o := range enc.OrchItems {
+		a.orchInstances, a.orchData = append(a.orchInstances, o.Item.Instance), append(a.orchData, o.Data)
+		a.orchVisible = append(a.orchVisible, timerDue(o.Item))
+	}
+	for _, c := range enc.Cancelled {
+		a.cancelInstances = append(a.cancelInstances, c.Instance)
+		a.cancelExecutions = append(a.cancelExecutions, c.ExecutionID)
+		a.cancelActivities = append(a.cancelActivities, c.ActivityID)
+	}
+	if enc.Meta.Status != "" {
+		s := string(enc.Meta.Status)
+		a.status = &s
+	}
+	if cs := enc.CustomStatus; cs != nil && !cs.Clear {
+		v := cs.Value
+		a.customValue = &v
+	}
+	return a
+}
+
+// timerDue is when a timer message becomes visible (Unix ms); 0 means at once.
+func timerDue(item provider.WorkItem) int64 {
+	if item.Kind == provider.WorkTimerFired {
+		return item.FireAt
+	}
+	return 0
+}
+
+// AbandonOrchestrationItem implements provider.Provider.
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+	const op = "abandon orchestration item"
+	if lockToken == "" {
+		return encode.LockNotHeld(op, "", "empty lock token")
+	}
+	if delay < 0 {
+		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
+	}
+	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_orchestration_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	return classify(op, "", err)
+}
+
+// RenewOrchestrationItemLock implements provider.Provider.
+func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error {
+	const op = "renew orchestration lock"
+	if extendFor <= 0 {
+		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
+	}
+	_, err := p.pool.Exec(ctx, `SELECT dx_renew_orchestration_lock($1, $2)`, lockToken, extendFor.Milliseconds())
+	return classify(op, "", err)
+}
+
+func (p *Provider) checkOpen(op string) error {
+	select {
+	case <-p.closed:
+		return provider.Permanent(op, "", provider.ErrClosed)
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,209 @@
+// Package postgres is the production duroxide-go provider, on PostgreSQL
+// through pgx/v5 and pgxpool. It implements provider.Provider and
+// provider.Admin.
+//
+// Each contract operation is one round trip: a SQL function (see
+// migrations/) or a single statement. Queue fetches use FOR UPDATE SKIP LOCKED;
+// lock expiry compares against the database clock. Idle fetchers block on
+// LISTEN and are woken by NOTIFY from enqueues and acks, with a poll as the
+// fallback for a lost notification. A provider lives in one schema; providers
+// on different schemas of one database never see each other's work.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
+)
+
+// DefaultSchema is the schema used when Options.Schema is empty.
+const DefaultSchema = "duroxide"
+
+// Options tune a provider. The zero value is usable.
+type Options struct {
+	// Schema holds the provider's tables; created if missing. Lower-case
+	// letters, digits and underscores, at most 40 characters, not starting with
+	// a digit or "pg_". Default "duroxide".
+	Schema string
+	// PollInterval bounds how long a waiting fetch or Watch sleeps when no
+	// notification arrives (a lost NOTIFY, a broken listener). Default 1s.
+	PollInterval time.Duration
+	// MaxConns caps the pool (default: pgxpool's, max(4, CPUs)).
+	MaxConns int32
+	// Logger receives the listener's connection problems (default slog.Default()).
+	Logger *slog.Logger
+}
+
+var schemaPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,39}$`)
+
+// ValidateSchema reports whether name is acceptable as a provider schema.
+func ValidateSchema(name string) error {
+	if !schemaPattern.MatchString(name) || strings.HasPrefix(name, "pg_") {
+		return fmt.Errorf("invalid schema name %q: use 1-40 lower-case letters, digits and underscores, not starting with a digit or pg_", name)
+	}
+	return nil
+}
+
+// Provider is a PostgreSQL-backed provider.Provider and provider.Admin.
+type Provider struct {
+	pool   *pgxpool.Pool
+	schema string
+	opts   Options
+
+	orchestratorWork *wake.Signal
+	workerWork       *wake.Signal
+	statusChanged    *wake.Signal
+
+	listenerDone chan struct{}
+	closeOnce    sync.Once
+	closed       chan struct{}
+	stopListener context.CancelFunc
+}
+
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Admin    = (*Provider)(nil)
+)
+
+// Open connects to connString (a PostgreSQL URL or key=value string, as pgx
+// accepts), creates and migrates the schema, and starts the listener. The
+// connection string is never logged or returned in errors.
+func Open(ctx context.Context, connString string, opts Options) (*Provider, error) {
+	if opts.Schema == "" {
+		opts.Schema = DefaultSchema
+	}
+	if err := ValidateSchema(opts.Schema); err != nil {
+		return nil, err
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		// pgx's parse errors can quote the string; keep credentials out of the message.
+		return nil, errors.New("open postgres provider: the connection string could not be parsed")
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = quoteIdent(opts.Schema)
+	cfg.ConnConfig.RuntimeParams["application_name"] = "duroxide-go"
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres provider: %w", redact(err))
+	}
+	if err := migrate(ctx, pool, opts.Schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrate schema %s: %w", opts.Schema, redact(err))
+	}
+	p := &Provider{
+		pool: pool, schema: opts.Schema, opts: opts,
+		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(),
+		closed: make(chan struct{}), listenerDone: make(chan struct{}),
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	p.stopListener = stop
+	go p.listen(lctx, cfg.ConnConfig.Copy())
+	return p, nil
+}
+
+// Schema is the schema the provider works in.
+func (p *Provider) Schema() string { return p.schema }
+
+// Pool exposes the connection pool for tests and tools that inspect or repair
+// stored rows. Writing through it bypasses the provider's invariants.
+func (p *Provider) Pool() *pgxpool.Pool { return p.pool }
+
+// Close stops the listener and closes the pool.
+func (p *Provider) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.closed)
+		p.stopListener()
+		<-p.listenerDone
+		p.pool.Close()
+	})
+	return nil
+}
+
+// DropSchema removes the provider's schema and everything in it. For tests
+// and teardown tools; the provider must not be used afterwards.
+func (p *Provider) DropSchema(ctx context.Context) error {
+	_, err := p.pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+quoteIdent(p.schema)+" CASCADE")
+	return err
+}
+
+func quoteIdent(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+func (p *Provider) channel(kind string) string { return p.schema + "_dx_" + kind }
+
+// classify maps database errors to provider errors. The SQL functions raise
+// SQLSTATE DX001..DX005 for the contract's own errors.
+func classify(op, instance string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		cause := errors.New(pgErr.Message)
+		switch pgErr.Code {
+		case "DX001":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrLockNotHeld, cause))
+		case "DX002":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrDuplicateEvent, cause))
+		case "DX003":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInvalidArgument, cause))
+		case "DX004":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrNotFound, cause))
+		case "DX005":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceRunning, cause))
+		case "40001", "40P01", "55P03", "57014":
+			return provider.Retryable(op, instance, err)
+		}
+		if strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") || strings.HasPrefix(pgErr.Code, "57P") {
+			return provider.Retryable(op, instance, err)
+		}
+		return provider.Permanent(op, instance, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return provider.Retryable(op, instance, err)
+	}
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) || errors.Is(err, pgx.ErrTxClosed) {
+		return provider.Retryable(op, instance, redact(err))
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return provider.Retryable(op, instance, err)
+	}
+	return provider.Permanent(op, instance, err)
+}
+
+// redact drops connection details (which may include a password) from
+// connection errors, keeping the cause.
+func redact(err error) error {
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return fmt.Errorf("cannot connect to the database: %w", errors.Unwrap(connErr))
+	}
+	return err
+}

@@ -1,0 +1,213 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/providertest"
+)
+
+// The cases only PostgreSQL has, run with the rest under TestConformance's
+// naming so that `-run Conformance` lists them too.
+func TestConformancePostgres(t *testing.T) {
+	providertest.RunGroup(t, schemaFactory{}, providertest.Group{Name: "Postgres", Cases: []providertest.Case{
+		{Name: "SchemasIsolateTheirWork", Run: schemasIsolate},
+		{Name: "IdleFetcherWokenByNotify", Run: idleFetcherWokenByNotify},
+		{Name: "IdleWorkerWokenByNotify", Run: idleWorkerWokenByNotify},
+		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
+		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
+		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
+		{Name: "ReservedWordSchemaQuoted", Run: reservedWordSchema},
+		{Name: "ConnectionErrorsHideCredentials", Run: connectionErrorsHideCredentials},
+	}})
+}
+
+func start(instance string) provider.WorkItem {
+	return provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instance, Name: "O", ExecutionID: 1}
+}
+
+func schemasIsolate(t *testing.T, f providertest.Factory) {
+	a := f.NewProvider(t)
+	b := f.NewProvider(t)
+	ctx := t.Context()
+	if err := a.EnqueueForOrchestrator(ctx, start("only-in-a"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.EnqueueForWorker(ctx, provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "only-in-a", Name: "X", ExecutionID: 1, ID: 1}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if item, err := b.FetchOrchestrationItem(ctx, time.Minute, 0); err != nil || item != nil {
+		t.Fatalf("schema b fetched %v (err %v) from schema a's queue", item, err)
+	}
+	if lease, err := b.FetchWorkItem(ctx, time.Minute, 0); err != nil || lease != nil {
+		t.Fatalf("schema b fetched work %v (err %v) from schema a's queue", lease, err)
+	}
+	item, err := a.FetchOrchestrationItem(ctx, time.Minute, 0)
+	if err != nil || item == nil || item.Instance != "only-in-a" {
+		t.Fatalf("schema a: item %v, err %v", item, err)
+	}
+}
+
+// peerWithSlowPoll opens a second handle whose poll fallback is far longer
+// than the test's bound, so only a notification can wake it in time.
+func peerWithSlowPoll(t *testing.T, p provider.Provider) *postgres.Provider {
+	peer, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: p.(*postgres.Provider).Schema(), PollInterval: time.Hour, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = peer.Close() })
+	return peer
+}
+
+func idleFetcherWokenByNotify(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t)
+	waiter := peerWithSlowPoll(t, p)
+	time.Sleep(200 * time.Millisecond) // let the listener connect
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		if err := p.EnqueueForOrchestrator(context.Background(), start("wake"), 0); err != nil {
+			t.Errorf("enqueue: %v", err)
+		}
+	}()
+	began := time.Now()
+	item, err := waiter.FetchOrchestrationItem(t.Context(), time.Minute, time.Minute)
+	if err != nil || item == nil {
+		t.Fatalf("long poll: item %v err %v", item, err)
+	}
+	// With a one-hour poll interval, returning at all within the minute shows
+	// the NOTIFY woke it; the latency itself is measured by `make bench`.
+	t.Logf("woken %v after the long poll began (enqueue at ~100ms)", time.Since(began).Round(time.Millisecond))
+}
+
+func idleWorkerWokenByNotify(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t)
+	waiter := peerWithSlowPoll(t, p)
+	time.Sleep(200 * time.Millisecond)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		item := provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "i", Name: "A", ExecutionID: 1, ID: 1}
+		if err := p.EnqueueForWorker(context.Background(), item, 0); err != nil {
+			t.Errorf("enqueue: %v", err)
+		}
+	}()
+	lease, err := waiter.FetchWorkItem(t.Context(), time.Minute, time.Minute)
+	if err != nil || lease == nil {
+		t.Fatalf("long poll: lease %v err %v", lease, err)
+	}
+}
+
+func watchWokenByNotify(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t)
+	watcher := peerWithSlowPoll(t, p)
+	ch, err := watcher.Watch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := p.EnqueueForOrchestrator(t.Context(), start("w"), 0); err != nil {
+		t.Fatal(err)
+	}
+	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+	if err != nil || item == nil {
+		t.Fatalf("fetch: %v %v", item, err)
+	}
+	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
+		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-ch:
+		if c.Instance != "w" || c.Status != provider.StatusRunning {
+			t.Fatalf("change %+v", c)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("watcher with a one-hour poll interval was not woken by the status notification")
+	}
+}
+
+// Twenty providers (as twenty pods would) open one new schema at once.
+func concurrentMigrations(t *testing.T, f providertest.Factory) {
+	schema := "m_" + strings.TrimPrefix(randomSchema(), "t_")
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	opened := make([]*postgres.Provider, n)
+	for i := range n {
+		wg.Go(func() {
+			opened[i], errs[i] = postgres.Open(t.Context(), testURL(), postgres.Options{Schema: schema, MaxConns: 2})
+		})
+	}
+	wg.Wait()
+	for i, p := range opened {
+		if errs[i] != nil {
+			t.Errorf("provider %d: %v", i, errs[i])
+			continue
+		}
+		defer p.Close()
+	}
+	if t.Failed() {
+		return
+	}
+	defer func() { _ = opened[0].DropSchema(context.Background()) }()
+	var applied int
+	err := opened[0].Pool().QueryRow(t.Context(), `SELECT count(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied)
+	if err != nil || applied != 1 {
+		t.Fatalf("migration rows: %d (%v); want each migration applied once", applied, err)
+	}
+	// Every handle works on the result.
+	if err := opened[n-1].EnqueueForOrchestrator(t.Context(), start("after-migrate"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if item, err := opened[0].FetchOrchestrationItem(t.Context(), time.Minute, 0); err != nil || item == nil {
+		t.Fatalf("fetch after concurrent migration: %v %v", item, err)
+	}
+}
+
+func invalidSchemaNames(t *testing.T, _ providertest.Factory) {
+	for _, bad := range []string{"Upper", "1starts_with_digit", "has-dash", "x; DROP TABLE users", `quote"d`, "pg_catalog",
+		"a_name_that_is_much_too_long_for_a_schema_here", " "} {
+		_, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: bad})
+		if err == nil || !strings.Contains(err.Error(), "invalid schema name") {
+			t.Errorf("schema %q: err %v, want an invalid schema name error", bad, err)
+		}
+	}
+}
+
+func reservedWordSchema(t *testing.T, _ providertest.Factory) {
+	p, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: "select", MaxConns: 2})
+	if err != nil {
+		t.Fatalf("open schema \"select\": %v", err)
+	}
+	defer p.Close()
+	defer func() { _ = p.DropSchema(context.Background()) }()
+	if err := p.EnqueueForOrchestrator(t.Context(), start("q"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0); err != nil || item == nil {
+		t.Fatalf("fetch: %v %v", item, err)
+	}
+}
+
+func connectionErrorsHideCredentials(t *testing.T, _ providertest.Factory) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for _, url := range []string{
+		"postgres://someone:s3cretPassw0rd@127.0.0.1:1/db?connect_timeout=2",
+		"postgres://someone:s3cretPassw0rd@[::1:bad",
+	} {
+		_, err := postgres.Open(ctx, url, postgres.Options{})
+		if err == nil {
+			t.Fatalf("open %q succeeded", url)
+		}
+		if strings.Contains(err.Error(), "s3cretPassw0rd") {
+			t.Fatalf("error reveals the password: %v", err)
+		}
+	}
+}

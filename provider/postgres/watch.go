@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Watch implements provider.Provider. Every status change stamps the instance
+// row with its transaction ID. The watcher keeps a watermark at the oldest
+// transaction still running (the snapshot's xmin) and reads the rows stamped
+// between its last watermark and the current one: those transactions have all
+// finished, so a change whose transaction commits late is read late, not lost.
+// NOTIFY wakes the watcher; PollInterval bounds the wait without one.
+func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
+	const op = "watch"
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	var watermark int64
+	if err := p.pool.QueryRow(ctx, xminQuery).Scan(&watermark); err != nil {
+		return nil, classify(op, "", err)
+	}
+	out := make(chan provider.StatusChange, 64)
+	go p.watchLoop(ctx, watermark, out)
+	return out, nil
+}
+
+const xminQuery = `SELECT pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT`
+
+func (p *Provider) watchLoop(ctx context.Context, watermark int64, out chan<- provider.StatusChange) {
+	defer close(out)
+	for {
+		woken := p.statusChanged.C()
+		changes, next, err := p.changesSince(ctx, watermark)
+		if err == nil { // on error the same window is read again next time
+			for _, c := range changes {
+				select {
+				case out <- c:
+				case <-ctx.Done():
+					return
+				case <-p.closed:
+					return
+				}
+			}
+			watermark = next
+		}
+		timer := time.NewTimer(p.opts.PollInterval)
+		select {
+		case <-woken:
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-p.closed:
+			timer.Stop()
+			return
+		}
+		timer.Stop()
+	}
+}
+
+// changesSince reads the changes made by transactions in [watermark, xmin)
+// and returns them with the new watermark.
+func (p *Provider) changesSince(ctx context.Context, watermark int64) ([]provider.StatusChange, int64, error) {
+	rows, err := p.pool.Query(ctx, `
+		WITH snap AS (`+xminQuery+` AS xmin)
+		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version,
+		       i.status_seq, snap.xmin
+		FROM snap
+		LEFT JOIN instances i ON i.status_xid >= $1 AND i.status_xid < snap.xmin
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		ORDER BY i.status_seq`, watermark)
+	if err != nil {
+		return nil, watermark, err
+	}
+	defer rows.Close()
+	var changes []provider.StatusChange
+	next := watermark
+	for rows.Next() {
+		var instance *string
+		var c provider.StatusChange
+		var execution, version, seq *int64
+		var status string
+		if err := rows.Scan(&instance, &execution, &status, &version, &seq, &next); err != nil {
+			return nil, watermark, err
+		}
+		if instance == nil {
+			continue // no changes in the window; the row carries only xmin
+		}
+		c.Instance, c.ExecutionID, c.Status, c.CustomStatusVersion, c.Seq = *instance, *execution, provider.ExecutionStatus(status), *version, *seq
+		changes = append(changes, c)
+	}
+	return changes, next, rows.Err()
+}

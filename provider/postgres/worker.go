@@ -1,0 +1,124 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
+)
+
+// FetchWorkItem implements provider.Provider.
+func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.WorkItemLease, error) {
+	const op = "fetch work item"
+	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
+		return nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	var lease *provider.WorkItemLease
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, error) {
+		var err error
+		lease, err = p.lockWorkItem(ctx, lockTimeout)
+		return lease != nil, classify(op, "", err)
+	})
+	return lease, err
+}
+
+func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
+	l := &provider.WorkItemLease{}
+	var ref provider.WorkItem
+	var data, state string
+	var id int64
+	err := p.pool.QueryRow(ctx, `SELECT * FROM dx_fetch_work_item($1)`, lockTimeout.Milliseconds()).
+		Scan(&l.LockToken, &l.AttemptCount, &ref.Instance, &ref.ExecutionID, &ref.ID, &data, &state, &id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.State = provider.ExecutionState(state)
+	l.Item, l.DecodeError = provider.DecodeWorkItem(data)
+	if l.DecodeError != nil {
+		l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
+		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ID}
+	}
+	return l, nil
+}
+
+// AckWorkItem implements provider.Provider.
+func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	const op = "ack work item"
+	if lockToken == "" {
+		return encode.LockNotHeld(op, "", "empty lock token")
+	}
+	var instance, data *string
+	if completion != nil {
+		d, err := encode.EncodeItem(op, *completion, false)
+		if err != nil {
+			return err
+		}
+		instance, data = &completion.Instance, &d
+	}
+	_, err := p.pool.Exec(ctx, `SELECT dx_ack_work_item($1, $2, $3)`, lockToken, instance, data)
+	return classify(op, "", err)
+}
+
+// AbandonWorkItem implements provider.Provider.
+func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+	const op = "abandon work item"
+	if delay < 0 {
+		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
+	}
+	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_work_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	return classify(op, "", err)
+}
+
+// RenewWorkItemLock implements provider.Provider.
+func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (provider.ExecutionState, error) {
+	const op = "renew work item lock"
+	if extendFor <= 0 {
+		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
+	}
+	var state string
+	err := p.pool.QueryRow(ctx, `SELECT dx_renew_work_item($1, $2)`, lockToken, extendFor.Milliseconds()).Scan(&state)
+	if err != nil {
+		return "", classify(op, "", err)
+	}
+	return provider.ExecutionState(state), nil
+}
+
+// EnqueueForOrchestrator implements provider.Provider.
+func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+	const op = "enqueue for orchestrator"
+	if delay < 0 {
+		return encode.Invalid(op, item.Instance, "delay must not be negative, got %v", delay)
+	}
+	data, err := encode.EncodeItem(op, item, false)
+	if err != nil {
+		return err
+	}
+	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_orchestrator($1, $2, $3, $4)`, item.Instance, data, timerDue(item), delay.Milliseconds())
+	return classify(op, item.Instance, err)
+}
+
+// EnqueueForWorker implements provider.Provider.
+func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+	const op = "enqueue for worker"
+	if delay < 0 {
+		return encode.Invalid(op, item.Instance, "delay must not be negative, got %v", delay)
+	}
+	data, err := encode.EncodeItem(op, item, true)
+	if err != nil {
+		return err
+	}
+	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_worker($1, $2, $3, $4, $5)`, item.Instance, item.ExecutionID, item.ID, data, delay.Milliseconds())
+	return classify(op, item.Instance, err)
+}
