@@ -16,17 +16,18 @@ build:
 demo:
 	$(GO) run ./cmd/demo
 
-## test: vet, formatting check, then every test under the race detector
+## test: vet, formatting check, then every test under the race detector, with a
+## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours)
 test: vet fmt-check
-	$(GO) test $(GOTESTFLAGS) ./...
+	hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) ./...
 
 ## test-short: the tests without the race detector (faster local loop)
 test-short:
-	$(GO) test -count=1 ./...
+	hack/test-postgres.sh run $(GO) test -count=1 ./...
 
-## conformance: the provider conformance suite on SQLite, one line per case
+## conformance: the provider conformance suite on SQLite and PostgreSQL, one line per case
 conformance:
-	$(GO) test -count=1 -run Conformance -v ./provider/sqlite/
+	hack/test-postgres.sh run $(GO) test -count=1 -run Conformance -v ./provider/sqlite/ ./provider/postgres/
 
 ## lint: go vet, gofmt and staticcheck
 lint: vet fmt-check

@@ -13,11 +13,18 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-const crashHelperEnv = "DUROXIDE_CRASH_HELPER_DB"
+// The helper process learns its store from crashHelperEnv ("sqlite:PATH" or
+// "postgres:SCHEMA") and where to count activity runs from crashRunsEnv.
+const (
+	crashHelperEnv = "DUROXIDE_CRASH_HELPER_STORE"
+	crashRunsEnv   = "DUROXIDE_CRASH_HELPER_RUNS"
+)
 
 // crashRegistry: an orchestration that starts an activity and a durable timer
 // in its first turn and needs both. block makes the activity hang (the process
@@ -51,14 +58,13 @@ func crashRegistry(block bool, runsFile string) *runtime.Registry {
 // runCrashHelper is the worker process the test kills: it starts the instance,
 // waits until the activity runs, says so, and hangs.
 func runCrashHelper() int {
-	db := os.Getenv(crashHelperEnv)
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, db, sqlite.Options{})
+	store, err := openHelperStore(ctx, os.Getenv(crashHelperEnv))
 	if err != nil {
 		fmt.Println("open:", err)
 		return 1
 	}
-	runs := filepath.Join(filepath.Dir(db), "runs")
+	runs := os.Getenv(crashRunsEnv)
 	opts := fastOptions()
 	opts.ActivityLockTimeout = 2 * time.Second
 	rt := runtime.New(store, crashRegistry(true, runs), opts)
@@ -79,14 +85,36 @@ func runCrashHelper() int {
 	}
 }
 
+func openHelperStore(ctx context.Context, spec string) (provider.Provider, error) {
+	kind, target, _ := strings.Cut(spec, ":")
+	if kind == "postgres" {
+		return postgres.Open(ctx, os.Getenv(pgtest.EnvURL), postgres.Options{Schema: target})
+	}
+	return sqlite.Open(ctx, target, sqlite.Options{})
+}
+
 // A worker process is killed (SIGKILL) with an activity running and a timer
-// pending. A new runtime on the same file finishes the instance: the activity
+// pending. A new runtime on the same store finishes the instance: the activity
 // runs again (at least once) but its result is recorded once.
 func TestCrashRecovery(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "store.db")
+	t.Run("sqlite", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "store.db")
+		crashRecovery(t, "sqlite:"+db, func() testStore { return openStore(t, db) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		schema := pgtest.RandomSchema()
+		crashRecovery(t, "postgres:"+schema, func() testStore {
+			p := pgtest.OpenSchema(t, schema)
+			t.Cleanup(func() { _ = p.DropSchema(context.Background()) })
+			return p
+		})
+	})
+}
+
+func crashRecovery(t *testing.T, spec string, reopen func() testStore) {
+	runs := filepath.Join(t.TempDir(), "runs")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashHelperEnv+"="+db)
+	cmd.Env = append(os.Environ(), crashHelperEnv+"="+spec, crashRunsEnv+"="+runs)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -104,12 +132,12 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	_ = cmd.Wait()
 
-	store := openStore(t, db)
+	store := reopen()
 	before, err := store.GetInstanceInfo(t.Context(), "order-1")
 	if err != nil || before.Status != provider.StatusRunning {
 		t.Fatalf("after the crash: %+v, %v; want a running instance", before, err)
 	}
-	startRuntime(t, store, crashRegistry(false, filepath.Join(dir, "runs")), fastOptions())
+	startRuntime(t, store, crashRegistry(false, runs), fastOptions())
 	st := wait(t, runtime.NewClient(store), "order-1")
 	if st.Status != provider.StatusCompleted || st.Output != `"charged 42 after cooldown"` {
 		t.Fatalf("status %s output %s failure %v", st.Status, st.Output, st.Failure)
@@ -124,8 +152,8 @@ func TestCrashRecovery(t *testing.T) {
 			completions++
 		}
 	}
-	runs, _ := os.ReadFile(filepath.Join(dir, "runs"))
-	if completions != 1 || strings.Count(string(runs), "run") != 2 {
-		t.Fatalf("activity ran %d times, %d results recorded; want 2 runs, 1 result", strings.Count(string(runs), "run"), completions)
+	ran, _ := os.ReadFile(runs)
+	if completions != 1 || strings.Count(string(ran), "run") != 2 {
+		t.Fatalf("activity ran %d times, %d results recorded; want 2 runs, 1 result", strings.Count(string(ran), "run"), completions)
 	}
 }

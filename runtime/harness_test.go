@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 	"github.com/duroxide/duroxide-go/runtime"
 )
@@ -20,6 +22,18 @@ func fastOptions() runtime.Options {
 		Logger: quietLogger, PollTimeout: 200 * time.Millisecond,
 		RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 100 * time.Millisecond,
 	}
+}
+
+// testStore is what both providers offer.
+type testStore interface {
+	provider.Provider
+	provider.Admin
+}
+
+// onEachStore runs test on SQLite and on PostgreSQL, as subtests.
+func onEachStore(t *testing.T, test func(t *testing.T, store testStore)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, openStore(t, "")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open(t)) })
 }
 
 func openStore(t *testing.T, path string) *sqlite.Provider {
@@ -36,7 +50,7 @@ func openStore(t *testing.T, path string) *sqlite.Provider {
 }
 
 // startRuntime runs reg on store until the test ends.
-func startRuntime(t *testing.T, store *sqlite.Provider, reg *runtime.Registry, opts runtime.Options) *runtime.Runtime {
+func startRuntime(t *testing.T, store provider.Provider, reg *runtime.Registry, opts runtime.Options) *runtime.Runtime {
 	t.Helper()
 	rt := runtime.New(store, reg, opts)
 	if err := rt.Start(context.Background()); err != nil {

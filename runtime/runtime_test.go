@@ -16,7 +16,10 @@ import (
 // Terminating a parent terminates its child, and the context of an activity
 // running for the child is cancelled.
 func TestTerminateCascadesAndCancelsActivities(t *testing.T) {
-	store := openStore(t, "")
+	onEachStore(t, testTerminateCascadesAndCancelsActivities)
+}
+
+func testTerminateCascadesAndCancelsActivities(t *testing.T, store testStore) {
 	reg := runtime.NewRegistry()
 	started := make(chan struct{})
 	cancelled := make(chan struct{})
@@ -59,7 +62,10 @@ func TestTerminateCascadesAndCancelsActivities(t *testing.T) {
 // Code that no longer matches its history fails the instance with a
 // configuration error that names what the history expected and what ran.
 func TestNondeterminismFailsTheInstance(t *testing.T) {
-	store := openStore(t, "")
+	onEachStore(t, testNondeterminismFailsTheInstance)
+}
+
+func testNondeterminismFailsTheInstance(t *testing.T, store testStore) {
 	var changed atomic.Bool
 	gate := make(chan struct{})
 	reg := runtime.NewRegistry()
@@ -102,7 +108,10 @@ func waitForEvents(t *testing.T, c *runtime.Client, instance string, n int) {
 // An orchestration no process registered is retried with backoff up to the
 // poison limit, then failed with a configuration error.
 func TestUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T) {
-	store := openStore(t, "")
+	onEachStore(t, testUnregisteredOrchestrationFailsAtPoisonLimit)
+}
+
+func testUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T, store testStore) {
 	opts := fastOptions()
 	opts.MaxAttempts = 3
 	startRuntime(t, store, runtime.NewRegistry(), opts)
@@ -119,7 +128,10 @@ func TestUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T) {
 
 // An unregistered activity fails back to its orchestration at the poison limit.
 func TestUnregisteredActivityFailsAtPoisonLimit(t *testing.T) {
-	store := openStore(t, "")
+	onEachStore(t, testUnregisteredActivityFailsAtPoisonLimit)
+}
+
+func testUnregisteredActivityFailsAtPoisonLimit(t *testing.T, store testStore) {
 	reg := runtime.NewRegistry()
 	runtime.RegisterOrchestration(reg, "CallsMissing", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
 		_, err := runtime.Await[string](ctx.CallActivity("Missing", nil))
@@ -143,8 +155,9 @@ func TestUnregisteredActivityFailsAtPoisonLimit(t *testing.T) {
 
 // An activity that runs for several lease lengths keeps its lease by renewal
 // and runs once.
-func TestLongActivityKeepsItsLease(t *testing.T) {
-	store := openStore(t, "")
+func TestLongActivityKeepsItsLease(t *testing.T) { onEachStore(t, testLongActivityKeepsItsLease) }
+
+func testLongActivityKeepsItsLease(t *testing.T, store testStore) {
 	var runs atomic.Int32
 	reg := runtime.NewRegistry()
 	runtime.RegisterActivity(reg, "Long", func(ctx context.Context, _ struct{}) (string, error) {
@@ -170,7 +183,10 @@ func TestLongActivityKeepsItsLease(t *testing.T) {
 // Shutdown cancels an activity still running after the drain timeout and hands
 // its item back without counting an attempt; another runtime finishes it.
 func TestShutdownHandsBackRunningActivities(t *testing.T) {
-	store := openStore(t, "")
+	onEachStore(t, testShutdownHandsBackRunningActivities)
+}
+
+func testShutdownHandsBackRunningActivities(t *testing.T, store testStore) {
 	firstStarted := make(chan struct{})
 	var mu sync.Mutex
 	var attempts []int
@@ -220,8 +236,9 @@ func TestShutdownHandsBackRunningActivities(t *testing.T) {
 
 // Starting an instance ID twice runs it once; starting it after it finished
 // changes nothing.
-func TestStartIsIdempotent(t *testing.T) {
-	store := openStore(t, "")
+func TestStartIsIdempotent(t *testing.T) { onEachStore(t, testStartIsIdempotent) }
+
+func testStartIsIdempotent(t *testing.T, store testStore) {
 	var runs atomic.Int32
 	reg := runtime.NewRegistry()
 	runtime.RegisterActivity(reg, "Once", func(ctx context.Context, _ struct{}) (int32, error) { return runs.Add(1), nil })
@@ -247,8 +264,9 @@ func TestStartIsIdempotent(t *testing.T) {
 }
 
 // The client's management calls: list, history, custom status, prune, delete, purge.
-func TestClientManagement(t *testing.T) {
-	store := openStore(t, "")
+func TestClientManagement(t *testing.T) { onEachStore(t, testClientManagement) }
+
+func testClientManagement(t *testing.T, store testStore) {
 	reg := runtime.NewRegistry()
 	runtime.RegisterOrchestration(reg, "Count", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
 		ctx.SetCustomStatus(n)
@@ -294,8 +312,9 @@ func TestClientManagement(t *testing.T) {
 }
 
 // A panicking activity fails its call; the orchestration sees the panic message.
-func TestActivityPanicBecomesFailure(t *testing.T) {
-	store := openStore(t, "")
+func TestActivityPanicBecomesFailure(t *testing.T) { onEachStore(t, testActivityPanicBecomesFailure) }
+
+func testActivityPanicBecomesFailure(t *testing.T, store testStore) {
 	reg := runtime.NewRegistry()
 	runtime.RegisterActivity(reg, "Panics", func(ctx context.Context, _ struct{}) (string, error) { panic("bad input") })
 	runtime.RegisterOrchestration(reg, "P", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {

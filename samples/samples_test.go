@@ -9,17 +9,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 	"github.com/duroxide/duroxide-go/runtime"
 	"github.com/duroxide/duroxide-go/samples"
 )
 
-// Every sample, end to end: a real runtime on a real SQLite file.
-func TestSamplesOnSQLite(t *testing.T) {
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "samples.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+// Every sample, end to end: a real runtime on a real SQLite file and on PostgreSQL.
+func TestSamples(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "samples.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSamples(t, store)
+	})
+	t.Run("postgres", func(t *testing.T) { runSamples(t, pgtest.Open(t)) })
+}
+
+func runSamples(t *testing.T, store provider.Provider) {
 	startRuntime(t, store)
 	client := runtime.NewClient(store)
 	for _, d := range samples.Demos() {
@@ -57,7 +66,7 @@ func TestApprovalTimesOutWithoutDecision(t *testing.T) {
 }
 
 // startRuntime runs the samples on store until the test, subtests included, ends.
-func startRuntime(t *testing.T, store *sqlite.Provider) {
+func startRuntime(t *testing.T, store provider.Provider) {
 	t.Helper()
 	t.Cleanup(func() { _ = store.Close() })
 	reg := runtime.NewRegistry()

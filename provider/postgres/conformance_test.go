@@ -1,59 +1,36 @@
 package postgres_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // The tests need a server: `make test` starts a throwaway one
 // (hack/test-postgres.sh); DUROXIDE_TEST_POSTGRES_URL points at any other.
 func TestMain(m *testing.M) {
-	if os.Getenv("DUROXIDE_TEST_POSTGRES_URL") == "" {
+	if os.Getenv(pgtest.EnvURL) == "" {
 		fmt.Fprintln(os.Stderr, "provider/postgres tests need PostgreSQL: run them with `make test`, "+
-			"or `hack/test-postgres.sh run go test ./provider/postgres/`, or set DUROXIDE_TEST_POSTGRES_URL")
+			"or `hack/test-postgres.sh run go test ./provider/postgres/`, or set "+pgtest.EnvURL)
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
 
-func testURL() string { return os.Getenv("DUROXIDE_TEST_POSTGRES_URL") }
-
-func randomSchema() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "t_" + hex.EncodeToString(b)
-}
+func testURL() string { return os.Getenv(pgtest.EnvURL) }
 
 // schemaFactory gives each case a schema of its own, dropped afterwards.
 type schemaFactory struct{}
 
-func (schemaFactory) NewProvider(t testing.TB) provider.Provider {
-	p := openSchema(t, randomSchema())
-	t.Cleanup(func() { _ = p.DropSchema(context.Background()) })
-	return p
-}
+func (schemaFactory) NewProvider(t testing.TB) provider.Provider { return pgtest.Open(t) }
 
 func (schemaFactory) OpenPeer(t testing.TB, p provider.Provider) provider.Provider {
-	return openSchema(t, p.(*postgres.Provider).Schema())
-}
-
-func openSchema(t testing.TB, schema string) *postgres.Provider {
-	t.Helper()
-	p, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: schema, MaxConns: 4, PollInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatalf("open schema %s: %v", schema, err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	return p
+	return pgtest.OpenSchema(t, p.(*postgres.Provider).Schema())
 }
 
 func (schemaFactory) CorruptHistoryEvent(t testing.TB, p provider.Provider, instance string, executionID, eventID int64) {

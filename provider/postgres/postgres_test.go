@@ -9,6 +9,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
@@ -134,7 +135,7 @@ func watchWokenByNotify(t *testing.T, f providertest.Factory) {
 
 // Twenty providers (as twenty pods would) open one new schema at once.
 func concurrentMigrations(t *testing.T, f providertest.Factory) {
-	schema := "m_" + strings.TrimPrefix(randomSchema(), "t_")
+	schema := "m_" + strings.TrimPrefix(pgtest.RandomSchema(), "t_")
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make([]error, n)
