@@ -4,7 +4,7 @@ STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build demo test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build demo bench test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -15,6 +15,10 @@ build:
 ## demo: run every sample orchestration embedded on SQLite and print the results
 demo:
 	$(GO) run ./cmd/demo
+
+## bench: the benchmark scenarios on PostgreSQL (throwaway server) and SQLite; BENCHFLAGS passes flags
+bench:
+	hack/test-postgres.sh run $(GO) run ./cmd/bench $(BENCHFLAGS)
 
 ## test: vet, formatting check, then every test under the race detector, with a
 ## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours)
