@@ -32,7 +32,8 @@ func StartVersion(v string) StartOption { return func(w *provider.WorkItem) { w.
 
 // Start starts an instance of orchestration with input. It is idempotent on
 // instanceID: starting an instance that already exists (running or finished)
-// does nothing and returns nil.
+// does nothing and returns nil. (The start message is queued either way; the
+// runtime drops it when the instance exists, so Start costs one round trip.)
 func (c *Client) Start(ctx context.Context, instanceID, orchestration string, input any, opts ...StartOption) error {
 	if instanceID == "" || orchestration == "" {
 		return fmt.Errorf("start: instance ID and orchestration name are required")
@@ -40,14 +41,6 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	payload, err := encodePayload(input)
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
-	}
-	if c.a != nil {
-		switch _, err := c.a.GetInstanceInfo(ctx, instanceID); {
-		case err == nil:
-			return nil
-		case !errors.Is(err, provider.ErrNotFound):
-			return fmt.Errorf("start %q: %w", instanceID, err)
-		}
 	}
 	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration, Input: payload, ExecutionID: 1}
 	for _, o := range opts {

@@ -9,24 +9,34 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// activityLoop fetches and runs activities until ctx ends.
-func (r *Runtime) activityLoop(ctx context.Context) {
+// activityLoop fetches activities while an execution slot is free and runs
+// each in a goroutine of its own, until ctx ends.
+func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
-	for ctx.Err() == nil {
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)
-		if err != nil {
+		if err != nil || lease == nil {
+			<-slots
 			if ctx.Err() != nil {
 				return
 			}
-			failures++
-			r.opts.Logger.Error("fetch work item failed", "error", err, "class", ErrorInfrastructure)
-			sleep(ctx, r.opts.backoff(failures))
+			if err != nil {
+				failures++
+				r.opts.Logger.Error("fetch work item failed", "error", err, "class", ErrorInfrastructure)
+				sleep(ctx, r.opts.backoff(failures))
+			}
 			continue
 		}
 		failures = 0
-		if lease != nil {
+		r.loops.Go(func() {
+			defer func() { <-slots }()
 			r.runActivity(lease)
-		}
+		})
 	}
 }
 

@@ -9,11 +9,12 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// orchestrationLoop fetches and runs turns until ctx ends.
+// orchestrationLoop fetches batches of ready instances and runs their turns
+// until ctx ends.
 func (r *Runtime) orchestrationLoop(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		item, err := r.p.FetchOrchestrationItem(ctx, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+		items, err := r.p.FetchOrchestrationItems(ctx, r.opts.OrchestrationBatch, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -24,9 +25,9 @@ func (r *Runtime) orchestrationLoop(ctx context.Context) {
 			continue
 		}
 		failures = 0
-		if item != nil {
-			// The turn itself is not cancelled by shutdown: it is short, and
-			// finishing it saves the next holder a lock timeout.
+		for _, item := range items {
+			// Turns are not cancelled by shutdown: they are short, and
+			// finishing them saves the next holder a lock timeout.
 			r.runOrchestrationItem(context.WithoutCancel(ctx), item)
 		}
 	}

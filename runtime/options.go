@@ -7,11 +7,19 @@ import (
 
 // Options tune a Runtime. Zero values take the defaults below.
 type Options struct {
-	// OrchestrationConcurrency is how many turns run at once (default 4).
+	// OrchestrationConcurrency is how many orchestration dispatch loops run
+	// (default 4). Each fetches up to OrchestrationBatch instances at a time
+	// and runs their turns one after another.
 	OrchestrationConcurrency int
+	// OrchestrationBatch is how many ready instances one fetch may lock (default 4).
+	OrchestrationBatch int
 	// ActivityConcurrency is how many activities run at once (default 16).
 	// Negative disables the activity dispatcher (orchestrations only).
 	ActivityConcurrency int
+	// ActivityPollers is how many goroutines fetch activities (default 2). A
+	// poller fetches only while an execution slot is free, so idle capacity
+	// does not turn every enqueue into a stampede of fetches.
+	ActivityPollers int
 	// OrchestrationLockTimeout bounds one turn (default 30s).
 	OrchestrationLockTimeout time.Duration
 	// ActivityLockTimeout is the lease of a running activity (default 30s). It is
@@ -47,8 +55,14 @@ func (o Options) withDefaults() Options {
 	if o.OrchestrationConcurrency <= 0 {
 		o.OrchestrationConcurrency = 4
 	}
+	if o.OrchestrationBatch <= 0 {
+		o.OrchestrationBatch = 4
+	}
 	if o.ActivityConcurrency == 0 {
 		o.ActivityConcurrency = 16
+	}
+	if o.ActivityPollers <= 0 {
+		o.ActivityPollers = 2
 	}
 	def(&o.OrchestrationLockTimeout, 30*time.Second)
 	def(&o.ActivityLockTimeout, 30*time.Second)

@@ -45,8 +45,11 @@ func (r *Runtime) Start(ctx context.Context) error {
 	for range r.opts.OrchestrationConcurrency {
 		r.loops.Go(func() { r.orchestrationLoop(fetchCtx) })
 	}
-	for range max(r.opts.ActivityConcurrency, 0) {
-		r.loops.Go(func() { r.activityLoop(fetchCtx) })
+	if r.opts.ActivityConcurrency > 0 {
+		slots := make(chan struct{}, r.opts.ActivityConcurrency)
+		for range min(r.opts.ActivityPollers, r.opts.ActivityConcurrency) {
+			r.loops.Go(func() { r.activityLoop(fetchCtx, slots) })
+		}
 	}
 	r.opts.Logger.Info("duroxide runtime started",
 		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -54,10 +55,24 @@ func main() {
 	flag.IntVar(&c.actConcurrency, "act-concurrency", 32, "activity dispatcher concurrency")
 	flag.IntVar(&c.pgConns, "pg-conns", 32, "PostgreSQL pool size")
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	c.scenarios, c.providers = strings.Split(*scenarios, ","), strings.Split(*providers, ",")
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

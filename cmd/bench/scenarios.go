@@ -100,6 +100,7 @@ func startAll(ctx context.Context, e *env, prefix, orchestration string, n int, 
 	}
 	wg.Wait()
 	close(errs)
+	fmt.Fprintf(os.Stderr, "bench: started %d instances in %.2fs\n", n, time.Since(started[0]).Seconds())
 	return started, <-errs
 }
 

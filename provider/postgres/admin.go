@@ -166,7 +166,11 @@ func (p *Provider) DeleteInstance(ctx context.Context, instance string, force bo
 
 // DeleteInstances implements provider.Admin: one function call, so all or none.
 func (p *Provider) DeleteInstances(ctx context.Context, instances []string, force bool) (provider.DeleteResult, error) {
-	return p.deleteCall(ctx, "delete instances", `SELECT * FROM dx_delete_instances($1, $2)`, nonNil(instances), force)
+	res, err := p.deleteCall(ctx, "delete instances", `SELECT * FROM dx_delete_instances($1, $2)`, nonNil(instances), force)
+	if err == nil {
+		p.announce(orchestratorChannel) // a freed lock may let waiting messages run
+	}
+	return res, err
 }
 
 // DeleteInstancesBulk implements provider.Admin.

@@ -36,7 +36,7 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, kind := range []string{"orch", "worker", "status"} {
+	for _, kind := range channelSuffix {
 		if _, err := conn.Exec(ctx, "LISTEN "+quoteIdent(p.channel(kind))); err != nil {
 			return err
 		}
@@ -47,13 +47,10 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 		if err != nil {
 			return err
 		}
-		switch n.Channel {
-		case p.channel("orch"):
-			p.orchestratorWork.Notify()
-		case p.channel("worker"):
-			p.workerWork.Notify()
-		case p.channel("status"):
-			p.statusChanged.Notify()
+		for k, suffix := range channelSuffix {
+			if n.Channel == p.channel(suffix) {
+				p.signal(channelKind(k)).Notify()
+			}
 		}
 	}
 }

@@ -132,15 +132,28 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 		return err
 	}
 	a := ackArgs(enc)
-	_, err = p.pool.Exec(ctx, `SELECT dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+	var statusChanged, orchestratorPending bool
+	err = p.pool.QueryRow(ctx, `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
 		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 		lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities)
-	return classify(op, "", err)
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities).Scan(&statusChanged, &orchestratorPending)
+	if err != nil {
+		return classify(op, "", err)
+	}
+	if orchestratorPending {
+		p.announce(orchestratorChannel)
+	}
+	if len(enc.WorkerItems) > 0 {
+		p.announce(workerChannel)
+	}
+	if statusChanged {
+		p.announce(statusChannel)
+	}
+	return nil
 }
 
 // ackParams are an ack's parts as the parallel arrays the SQL function takes.
@@ -211,6 +224,9 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
 	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_orchestration_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	if err == nil && delay == 0 {
+		p.announce(orchestratorChannel)
+	}
 	return classify(op, "", err)
 }
 

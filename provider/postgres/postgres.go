@@ -67,6 +67,8 @@ type Provider struct {
 	workerWork       *wake.Signal
 	statusChanged    *wake.Signal
 
+	notifier     *notifier
+	notifierDone chan struct{}
 	listenerDone chan struct{}
 	closeOnce    sync.Once
 	closed       chan struct{}
@@ -116,10 +118,12 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		pool: pool, schema: opts.Schema, opts: opts,
 		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(),
 		closed: make(chan struct{}), listenerDone: make(chan struct{}),
+		notifier: newNotifier(), notifierDone: make(chan struct{}),
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop
 	go p.listen(lctx, cfg.ConnConfig.Copy())
+	go p.notifyLoop()
 	return p, nil
 }
 
@@ -136,6 +140,7 @@ func (p *Provider) Close() error {
 		close(p.closed)
 		p.stopListener()
 		<-p.listenerDone
+		<-p.notifierDone
 		p.pool.Close()
 	})
 	return nil
@@ -151,6 +156,17 @@ func (p *Provider) DropSchema(ctx context.Context) error {
 func quoteIdent(name string) string { return pgx.Identifier{name}.Sanitize() }
 
 func (p *Provider) channel(kind string) string { return p.schema + "_dx_" + kind }
+
+func (p *Provider) signal(k channelKind) *wake.Signal {
+	switch k {
+	case orchestratorChannel:
+		return p.orchestratorWork
+	case workerChannel:
+		return p.workerWork
+	default:
+		return p.statusChanged
+	}
+}
 
 // classify maps database errors to provider errors. The SQL functions raise
 // SQLSTATE DX001..DX005 for the contract's own errors.

@@ -68,6 +68,9 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		instance, data = &completion.Instance, &d
 	}
 	_, err := p.pool.Exec(ctx, `SELECT dx_ack_work_item($1, $2, $3)`, lockToken, instance, data)
+	if err == nil && completion != nil {
+		p.announce(orchestratorChannel)
+	}
 	return classify(op, "", err)
 }
 
@@ -78,6 +81,9 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
 	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_work_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	if err == nil && delay == 0 {
+		p.announce(workerChannel)
+	}
 	return classify(op, "", err)
 }
 
@@ -106,6 +112,9 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.Wor
 		return err
 	}
 	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_orchestrator($1, $2, $3, $4)`, item.Instance, data, timerDue(item), delay.Milliseconds())
+	if err == nil {
+		p.announce(orchestratorChannel)
+	}
 	return classify(op, item.Instance, err)
 }
 
@@ -120,5 +129,8 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem,
 		return err
 	}
 	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_worker($1, $2, $3, $4, $5)`, item.Instance, item.ExecutionID, item.ID, data, delay.Milliseconds())
+	if err == nil {
+		p.announce(workerChannel)
+	}
 	return classify(op, item.Instance, err)
 }

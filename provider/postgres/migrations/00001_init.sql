@@ -3,6 +3,7 @@
 -- provider sets search_path to it. Functions keep every contract operation to
 -- one round trip; they raise SQLSTATE DX001..DX005 for the contract's errors
 -- (lock not held, duplicate event, invalid argument, not found, running).
+-- They never NOTIFY: the provider does, after commit (see notify.go).
 
 CREATE TABLE instances (
     instance_id           TEXT PRIMARY KEY,
@@ -79,12 +80,6 @@ CREATE TABLE instance_locks (
 );
 
 CREATE SEQUENCE status_seq;
-
--- +goose StatementBegin
-CREATE FUNCTION dx_channel(kind TEXT) RETURNS TEXT LANGUAGE sql STABLE AS $$
-    SELECT current_schema() || '_dx_' || kind
-$$;
--- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE FUNCTION dx_execution_state(p_instance TEXT, p_execution BIGINT) RETURNS TEXT LANGUAGE sql STABLE AS $$
@@ -200,7 +195,7 @@ CREATE FUNCTION dx_ack_orchestration_item(
     p_status TEXT, p_output TEXT, p_name TEXT, p_version TEXT, p_parent TEXT,
     p_custom_set BOOLEAN, p_custom_value TEXT,
     p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[]
-) RETURNS VOID LANGUAGE plpgsql AS $$
+) RETURNS TABLE (status_changed BOOLEAN, orchestrator_pending BOOLEAN) LANGUAGE plpgsql AS $$
 DECLARE
     v_now      TIMESTAMPTZ := now();
     v_instance TEXT := dx_held_instance(p_token);
@@ -254,16 +249,12 @@ BEGIN
         IF v_changed THEN
             UPDATE instances i SET status_seq = nextval('status_seq'), status_xid = pg_current_xact_id()::TEXT::BIGINT
             WHERE i.instance_id = v_instance;
-            PERFORM pg_notify(dx_channel('status'), v_instance);
         END IF;
     END IF;
 
     INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
     SELECT u.inst, u.ex, u.act, u.data, v_now, v_now
     FROM unnest(p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data) AS u(inst, ex, act, data);
-    IF COALESCE(cardinality(p_worker_data), 0) > 0 THEN
-        PERFORM pg_notify(dx_channel('worker'), '');
-    END IF;
     INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
     SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now
     FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) AS u(inst, data, vis);
@@ -273,10 +264,10 @@ BEGIN
     WHERE w.instance_id = c.inst AND w.execution_id = c.ex AND w.activity_id = c.act;
     DELETE FROM orchestrator_queue q WHERE q.lock_token = p_token;
     DELETE FROM instance_locks l WHERE l.lock_token = p_token;
-    IF COALESCE(cardinality(p_orch_data), 0) > 0
-       OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance) THEN
-        PERFORM pg_notify(dx_channel('orch'), '');
-    END IF;
+    -- The provider notifies fetchers after commit (NOTIFY inside this
+    -- transaction would serialise every commit on the notify queue lock).
+    RETURN QUERY SELECT v_changed, COALESCE(cardinality(p_orch_data), 0) > 0
+        OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance);
 END;
 $$;
 -- +goose StatementEnd
@@ -297,7 +288,6 @@ BEGIN
         WHERE l.lock_token = p_token;
     ELSE
         DELETE FROM instance_locks l WHERE l.lock_token = p_token;
-        PERFORM pg_notify(dx_channel('orch'), '');
     END IF;
 END;
 $$;
@@ -350,7 +340,6 @@ BEGIN
     END IF;
     IF p_completion IS NOT NULL THEN
         INSERT INTO orchestrator_queue (instance_id, work_item) VALUES (p_instance, p_completion);
-        PERFORM pg_notify(dx_channel('orch'), '');
     END IF;
 END;
 $$;
@@ -366,9 +355,6 @@ BEGIN
     WHERE w.lock_token = p_token AND w.locked_until > now();
     IF NOT FOUND THEN
         RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
-    END IF;
-    IF p_delay_ms = 0 THEN
-        PERFORM pg_notify(dx_channel('worker'), '');
     END IF;
 END;
 $$;
@@ -398,7 +384,6 @@ BEGIN
     INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
     VALUES (p_instance, p_data, greatest(now() + p_delay_ms * interval '1 millisecond',
                                          CASE WHEN p_visible_ms > 0 THEN to_timestamp(p_visible_ms / 1000.0) ELSE now() END));
-    PERFORM pg_notify(dx_channel('orch'), '');
 END;
 $$;
 -- +goose StatementEnd
@@ -409,7 +394,6 @@ RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at)
     VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond');
-    PERFORM pg_notify(dx_channel('worker'), '');
 END;
 $$;
 -- +goose StatementEnd
@@ -507,7 +491,6 @@ BEGIN
         SELECT * INTO instances_deleted, executions_deleted, events_deleted, messages_deleted
         FROM dx_delete_tree(v_id, p_force, false, instances_deleted, executions_deleted, events_deleted, messages_deleted);
     END LOOP;
-    PERFORM pg_notify(dx_channel('orch'), '');
 END;
 $$;
 -- +goose StatementEnd
@@ -572,6 +555,6 @@ $$;
 DROP FUNCTION dx_prune_executions, dx_delete_bulk, dx_delete_instances, dx_delete_tree, dx_descendants,
     dx_append_history, dx_enqueue_worker, dx_enqueue_orchestrator, dx_renew_work_item, dx_abandon_work_item,
     dx_ack_work_item, dx_fetch_work_item, dx_renew_orchestration_lock, dx_abandon_orchestration_item,
-    dx_ack_orchestration_item, dx_held_instance, dx_fetch_orchestration_items, dx_execution_state, dx_channel;
+    dx_ack_orchestration_item, dx_held_instance, dx_fetch_orchestration_items, dx_execution_state;
 DROP SEQUENCE status_seq;
 DROP TABLE instance_locks, worker_queue, orchestrator_queue, history, executions, instances;
