@@ -14,9 +14,7 @@ import (
 func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
 	for {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		if acquireSlots(ctx, slots, 1) == 0 {
 			return
 		}
 		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)

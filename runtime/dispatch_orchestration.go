@@ -9,18 +9,26 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// orchestrationLoop fetches batches of ready instances and runs their turns
+// orchestrationLoop fetches ready instances while turn slots are free, as many
+// as there are free slots, and runs each turn in a goroutine of its own,
 // until ctx ends.
-func (r *Runtime) orchestrationLoop(ctx context.Context) {
+func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
-	for ctx.Err() == nil {
-		items, err := r.p.FetchOrchestrationItems(ctx, r.opts.OrchestrationBatch, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+	for {
+		n := acquireSlots(ctx, slots, r.opts.OrchestrationBatch)
+		if n == 0 {
+			return
+		}
+		items, err := r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+		for range n - len(items) {
+			<-slots
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			failures++
-			r.opts.Logger.Error("fetch orchestration item failed", "error", err, "class", ErrorInfrastructure)
+			r.opts.Logger.Error("fetch orchestration items failed", "error", err, "class", ErrorInfrastructure)
 			sleep(ctx, r.opts.backoff(failures))
 			continue
 		}
@@ -28,9 +36,32 @@ func (r *Runtime) orchestrationLoop(ctx context.Context) {
 		for _, item := range items {
 			// Turns are not cancelled by shutdown: they are short, and
 			// finishing them saves the next holder a lock timeout.
-			r.runOrchestrationItem(context.WithoutCancel(ctx), item)
+			r.loops.Go(func() {
+				defer func() { <-slots }()
+				r.runOrchestrationItem(context.WithoutCancel(ctx), item)
+			})
 		}
 	}
+}
+
+// acquireSlots waits for one free slot, then takes up to max-1 more that are
+// free right now. It returns how many it took; 0 when ctx ended.
+func acquireSlots(ctx context.Context, slots chan struct{}, max int) int {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	n := 1
+	for n < max {
+		select {
+		case slots <- struct{}{}:
+			n++
+		default:
+			return n
+		}
+	}
+	return n
 }
 
 // runOrchestrationItem runs one turn and commits it, or hands the item back.

@@ -7,11 +7,13 @@ import (
 
 // Options tune a Runtime. Zero values take the defaults below.
 type Options struct {
-	// OrchestrationConcurrency is how many orchestration dispatch loops run
-	// (default 4). Each fetches up to OrchestrationBatch instances at a time
-	// and runs their turns one after another.
+	// OrchestrationConcurrency is how many turns run at once (default 8).
 	OrchestrationConcurrency int
-	// OrchestrationBatch is how many ready instances one fetch may lock (default 4).
+	// OrchestrationPollers is how many goroutines fetch ready instances
+	// (default 2). A poller fetches only while turn slots are free, as many
+	// instances as there are free slots, up to OrchestrationBatch.
+	OrchestrationPollers int
+	// OrchestrationBatch is how many ready instances one fetch may lock (default 8).
 	OrchestrationBatch int
 	// ActivityConcurrency is how many activities run at once (default 16).
 	// Negative disables the activity dispatcher (orchestrations only).
@@ -53,10 +55,13 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	if o.OrchestrationConcurrency <= 0 {
-		o.OrchestrationConcurrency = 4
+		o.OrchestrationConcurrency = 8
+	}
+	if o.OrchestrationPollers <= 0 {
+		o.OrchestrationPollers = 2
 	}
 	if o.OrchestrationBatch <= 0 {
-		o.OrchestrationBatch = 4
+		o.OrchestrationBatch = 8
 	}
 	if o.ActivityConcurrency == 0 {
 		o.ActivityConcurrency = 16

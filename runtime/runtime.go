@@ -42,8 +42,9 @@ func (r *Runtime) Start(ctx context.Context) error {
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopFetching = stop
-	for range r.opts.OrchestrationConcurrency {
-		r.loops.Go(func() { r.orchestrationLoop(fetchCtx) })
+	turnSlots := make(chan struct{}, r.opts.OrchestrationConcurrency)
+	for range min(r.opts.OrchestrationPollers, r.opts.OrchestrationConcurrency) {
+		r.loops.Go(func() { r.orchestrationLoop(fetchCtx, turnSlots) })
 	}
 	if r.opts.ActivityConcurrency > 0 {
 		slots := make(chan struct{}, r.opts.ActivityConcurrency)

@@ -12,28 +12,31 @@ import (
 // transaction still running (the snapshot's xmin) and reads the rows stamped
 // between its last watermark and the current one: those transactions have all
 // finished, so a change whose transaction commits late is read late, not lost.
-// NOTIFY wakes the watcher; PollInterval bounds the wait without one.
+// Changes already visible when Watch was called are left out, by testing
+// against the snapshot taken then. NOTIFY wakes the watcher; PollInterval
+// bounds the wait without one.
 func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
 	const op = "watch"
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
+	var start string
 	var watermark int64
-	if err := p.pool.QueryRow(ctx, xminQuery).Scan(&watermark); err != nil {
+	err := p.pool.QueryRow(ctx, `SELECT pg_current_snapshot()::TEXT, pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT`).
+		Scan(&start, &watermark)
+	if err != nil {
 		return nil, classify(op, "", err)
 	}
 	out := make(chan provider.StatusChange, 64)
-	go p.watchLoop(ctx, watermark, out)
+	go p.watchLoop(ctx, start, watermark, out)
 	return out, nil
 }
 
-const xminQuery = `SELECT pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT`
-
-func (p *Provider) watchLoop(ctx context.Context, watermark int64, out chan<- provider.StatusChange) {
+func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64, out chan<- provider.StatusChange) {
 	defer close(out)
 	for {
 		woken := p.statusChanged.C()
-		changes, next, err := p.changesSince(ctx, watermark)
+		changes, next, err := p.changesSince(ctx, start, watermark)
 		if err == nil { // on error the same window is read again next time
 			for _, c := range changes {
 				select {
@@ -62,16 +65,17 @@ func (p *Provider) watchLoop(ctx context.Context, watermark int64, out chan<- pr
 }
 
 // changesSince reads the changes made by transactions in [watermark, xmin)
-// and returns them with the new watermark.
-func (p *Provider) changesSince(ctx context.Context, watermark int64) ([]provider.StatusChange, int64, error) {
+// that the start snapshot did not see, and returns them with the new watermark.
+func (p *Provider) changesSince(ctx context.Context, start string, watermark int64) ([]provider.StatusChange, int64, error) {
 	rows, err := p.pool.Query(ctx, `
-		WITH snap AS (`+xminQuery+` AS xmin)
+		WITH snap AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT AS xmin)
 		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version,
 		       i.status_seq, snap.xmin
 		FROM snap
 		LEFT JOIN instances i ON i.status_xid >= $1 AND i.status_xid < snap.xmin
+		      AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		ORDER BY i.status_seq`, watermark)
+		ORDER BY i.status_seq`, watermark, start)
 	if err != nil {
 		return nil, watermark, err
 	}

@@ -82,13 +82,25 @@ CREATE TABLE instance_locks (
 CREATE SEQUENCE status_seq;
 
 -- +goose StatementBegin
-CREATE FUNCTION dx_execution_state(p_instance TEXT, p_execution BIGINT) RETURNS TEXT LANGUAGE sql STABLE AS $$
-    SELECT COALESCE((
-        SELECT CASE WHEN p_execution < i.current_execution_id THEN 'ContinuedAsNew'
-                    ELSE COALESCE(e.status, 'Running') END
-        FROM instances i
-        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-        WHERE i.instance_id = p_instance), 'Missing')
+CREATE FUNCTION dx_execution_state(p_instance TEXT, p_execution BIGINT) RETURNS TEXT LANGUAGE plpgsql STABLE AS $$
+-- PL/pgSQL rather than SQL: it caches its plan per session; a SQL function
+-- called from RETURNING is planned anew on every call.
+DECLARE
+    v_current BIGINT;
+    v_status  TEXT;
+BEGIN
+    SELECT i.current_execution_id, e.status INTO v_current, v_status
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    WHERE i.instance_id = p_instance;
+    IF NOT FOUND THEN
+        RETURN 'Missing';
+    END IF;
+    IF p_execution < v_current THEN
+        RETURN 'ContinuedAsNew';
+    END IF;
+    RETURN COALESCE(v_status, 'Running');
+END;
 $$;
 -- +goose StatementEnd
 
