@@ -38,41 +38,61 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, time.Time, error) {
 		var err error
-		items, err = p.lockReadyInstances(ctx, max, lockTimeout)
-		return len(items) > 0, classify(op, "", err)
+		var nextDue time.Time
+		items, nextDue, err = p.lockReadyInstances(ctx, max, lockTimeout)
+		return len(items) > 0, nextDue, classify(op, "", err)
 	})
 	return items, err
 }
 
-func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+// lockReadyInstances calls the fetch function. When nothing is ready it
+// returns, in the same round trip, when the next delayed message is due.
+func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, time.Time, error) {
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2)`, max, lockTimeout.Milliseconds())
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	defer rows.Close()
 	var items []*provider.OrchestrationItem
+	var nextDue time.Time
 	for rows.Next() {
-		item, err := scanOrchestrationItem(rows)
+		item, due, err := scanOrchestrationItem(rows)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
+		}
+		if item == nil {
+			nextDue = due
+			continue
 		}
 		items = append(items, item)
 	}
-	return items, rows.Err()
+	return items, nextDue, rows.Err()
 }
 
-func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, error) {
-	item := &provider.OrchestrationItem{}
-	var status, parent, custom *string
+// scanOrchestrationItem reads one row of dx_fetch_orchestration_items. The
+// marker row of an empty fetch has no instance; it carries the next due time.
+func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, time.Time, error) {
+	var instance, token, name, version, status, parent, custom *string
+	var exists *bool
+	var execution, customVersion, nextDueMs *int64
+	var attempts *int
 	var messageIDs, eventIDs []int64
 	var messages, events []string
-	if err := rows.Scan(&item.Instance, &item.LockToken, &item.Exists, &item.OrchestrationName, &item.Version,
-		&item.ExecutionID, &status, &parent, &custom, &item.CustomStatusVersion, &item.AttemptCount,
-		&messageIDs, &messages, &eventIDs, &events); err != nil {
-		return nil, fmt.Errorf("read fetched item: %w", err)
+	if err := rows.Scan(&instance, &token, &exists, &name, &version, &execution, &status, &parent, &custom,
+		&customVersion, &attempts, &messageIDs, &messages, &eventIDs, &events, &nextDueMs); err != nil {
+		return nil, time.Time{}, fmt.Errorf("read fetched item: %w", err)
 	}
+	if instance == nil {
+		if nextDueMs == nil {
+			return nil, time.Time{}, nil
+		}
+		return nil, time.UnixMilli(*nextDueMs), nil
+	}
+	item := &provider.OrchestrationItem{Instance: *instance, LockToken: deref(token), Exists: *exists,
+		OrchestrationName: deref(name), Version: deref(version), ExecutionID: *execution,
+		CustomStatusVersion: *customVersion, AttemptCount: *attempts}
 	if status != nil {
 		item.Status = provider.ExecutionStatus(*status)
 	}
@@ -98,7 +118,7 @@ func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, error) {
 		}
 	}
 	item.History, item.DecodeError = decodeEvents(item.Instance, item.ExecutionID, eventIDs, events, item.DecodeError)
-	return item, nil
+	return item, time.Time{}, nil
 }
 
 // decodeEvents decodes stored events; undecodable ones are skipped and

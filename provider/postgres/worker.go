@@ -23,10 +23,10 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 		return nil, err
 	}
 	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, time.Time, error) {
 		var err error
 		lease, err = p.lockWorkItem(ctx, lockTimeout)
-		return lease != nil, classify(op, "", err)
+		return lease != nil, time.Time{}, classify(op, "", err)
 	})
 	return lease, err
 }

@@ -34,12 +34,26 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, time.Time, error) {
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
-		return len(items) > 0, err
+		if err != nil || len(items) > 0 {
+			return len(items) > 0, time.Time{}, err
+		}
+		return false, p.nextDue(ctx), nil
 	})
 	return items, err
+}
+
+// nextDue is when the earliest delayed orchestrator message (a timer) becomes
+// visible; zero when there is none or the store cannot say.
+func (p *Provider) nextDue(ctx context.Context) time.Time {
+	var due sql.NullInt64
+	err := p.db.QueryRowContext(ctx, `SELECT MIN(visible_at) FROM orchestrator_queue WHERE visible_at > ?`, nowMs()).Scan(&due)
+	if err != nil || !due.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(due.Int64)
 }
 
 func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {

@@ -19,10 +19,10 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 		return nil, err
 	}
 	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, time.Time, error) {
 		var err error
 		lease, err = p.lockWorkItem(ctx, op, lockTimeout)
-		return lease != nil, err
+		return lease != nil, time.Time{}, err
 	})
 	return lease, err
 }

@@ -35,13 +35,15 @@ func (s *Signal) Notify() {
 }
 
 // Poll calls try until it finds something or timeout passes. Between tries it
-// sleeps until sig is notified, interval passes, closed is closed or ctx ends.
-// try is called at least once.
-func Poll(ctx context.Context, timeout, interval time.Duration, sig *Signal, closed <-chan struct{}, try func() (found bool, err error)) error {
+// sleeps until sig is notified, interval passes, the next delayed work try
+// reported (nextDue, zero when none) becomes due, closed is closed or ctx
+// ends. No notification announces delayed work (a timer) becoming due, so
+// nextDue is what keeps timers on time. try is called at least once.
+func Poll(ctx context.Context, timeout, interval time.Duration, sig *Signal, closed <-chan struct{}, try func() (found bool, nextDue time.Time, err error)) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		woken := sig.C()
-		found, err := try()
+		found, nextDue, err := try()
 		if err != nil || found {
 			return err
 		}
@@ -49,7 +51,11 @@ func Poll(ctx context.Context, timeout, interval time.Duration, sig *Signal, clo
 		if remaining <= 0 {
 			return nil
 		}
-		timer := time.NewTimer(min(remaining, interval))
+		wait := min(remaining, interval)
+		if !nextDue.IsZero() {
+			wait = max(min(wait, time.Until(nextDue)), time.Millisecond)
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-woken:
 		case <-timer.C:

@@ -109,7 +109,8 @@ CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
-    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[]
+    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
+    next_visible_ms BIGINT
 ) LANGUAGE plpgsql AS $$
 DECLARE
     v_now       TIMESTAMPTZ := now();
@@ -168,13 +169,21 @@ BEGIN
                ARRAY(SELECT h.event_id FROM history h WHERE h.instance_id = v_candidate
                      AND h.execution_id = i.current_execution_id ORDER BY h.event_id),
                ARRAY(SELECT h.event_data FROM history h WHERE h.instance_id = v_candidate
-                     AND h.execution_id = i.current_execution_id ORDER BY h.event_id)
+                     AND h.execution_id = i.current_execution_id ORDER BY h.event_id),
+               NULL::BIGINT
         FROM (SELECT 1) AS one
         LEFT JOIN instances i ON i.instance_id = v_candidate
         LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
         v_count := v_count + 1;
         EXIT WHEN v_count >= p_max;
     END LOOP;
+    IF v_count = 0 THEN
+        -- Nothing ready: say when the next delayed message (a timer) is due, so
+        -- the caller sleeps until then rather than a whole poll interval.
+        RETURN QUERY SELECT NULL::TEXT, NULL::TEXT, NULL::BOOLEAN, NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::TEXT,
+            NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::INT, NULL::BIGINT[], NULL::TEXT[], NULL::BIGINT[], NULL::TEXT[],
+            (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now);
+    END IF;
 END;
 $$;
 -- +goose StatementEnd
