@@ -21,6 +21,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "IdleFetcherWokenByNotify", Run: idleFetcherWokenByNotify},
 		{Name: "IdleWorkerWokenByNotify", Run: idleWorkerWokenByNotify},
 		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
+		{Name: "WatchDeliversChangesHeldBackByAnotherTransaction", Run: watchPastLongTransaction},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
 		{Name: "ReservedWordSchemaQuoted", Run: reservedWordSchema},
@@ -210,5 +211,50 @@ func connectionErrorsHideCredentials(t *testing.T, _ providertest.Factory) {
 		if strings.Contains(err.Error(), "s3cretPassw0rd") {
 			t.Fatalf("error reveals the password: %v", err)
 		}
+	}
+}
+
+// A transaction elsewhere in the cluster holds the snapshot's xmin below a
+// change when the change is announced. The watcher, whose poll fallback is an
+// hour, must still deliver it once that transaction ends.
+func watchPastLongTransaction(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t)
+	watcher := peerWithSlowPoll(t, p)
+	ch, err := watcher.Watch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := f.NewProvider(t).(*postgres.Provider) // another schema, as another pool would be
+	blocker, err := other.Pool().Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocker.Exec(t.Context(), "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.EnqueueForOrchestrator(t.Context(), start("held"), 0); err != nil {
+		t.Fatal(err)
+	}
+	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+	if err != nil || item == nil {
+		t.Fatalf("fetch: %v %v", item, err)
+	}
+	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
+		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the watcher wakes, finds the change held back
+	if err := blocker.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-ch:
+		if c.Instance != "held" {
+			t.Fatalf("change %+v", c)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("change held back by another transaction was never delivered")
 	}
 }

@@ -34,9 +34,16 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 
 func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64, out chan<- provider.StatusChange) {
 	defer close(out)
+	// target is the xmax of the first read after a wake-up: every change
+	// announced so far was made by a transaction below it. Until the watermark
+	// passes it (transactions elsewhere in the cluster may hold xmin back), the
+	// watcher re-reads on a short backoff instead of idling until the next
+	// notification.
+	var target int64
+	retry := retryMin
 	for {
 		woken := p.statusChanged.C()
-		changes, next, err := p.changesSince(ctx, start, watermark)
+		changes, xmin, xmax, err := p.changesSince(ctx, start, watermark)
 		if err == nil { // on error the same window is read again next time
 			for _, c := range changes {
 				select {
@@ -47,11 +54,21 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 					return
 				}
 			}
-			watermark = next
+			watermark = xmin
+			if target == 0 {
+				target = xmax
+			}
 		}
-		timer := time.NewTimer(p.opts.PollInterval)
+		wait := p.opts.PollInterval
+		if watermark < target {
+			wait, retry = min(retry, wait), min(retry*2, retryMax)
+		} else {
+			target, retry = 0, retryMin
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-woken:
+			target, retry = 0, retryMin
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
@@ -64,37 +81,45 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 	}
 }
 
+const (
+	retryMin = 5 * time.Millisecond
+	retryMax = 200 * time.Millisecond
+)
+
 // changesSince reads the changes made by transactions in [watermark, xmin)
-// that the start snapshot did not see, and returns them with the new watermark.
-func (p *Provider) changesSince(ctx context.Context, start string, watermark int64) ([]provider.StatusChange, int64, error) {
+// that the start snapshot did not see. It returns them with the current
+// snapshot's xmin (the new watermark) and xmax.
+func (p *Provider) changesSince(ctx context.Context, start string, watermark int64) ([]provider.StatusChange, int64, int64, error) {
 	rows, err := p.pool.Query(ctx, `
-		WITH snap AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT AS xmin)
+		WITH snap AS (
+			SELECT pg_snapshot_xmin(s)::TEXT::BIGINT AS xmin, pg_snapshot_xmax(s)::TEXT::BIGINT AS xmax
+			FROM pg_current_snapshot() AS s)
 		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version,
-		       i.status_seq, snap.xmin
+		       i.status_seq, snap.xmin, snap.xmax
 		FROM snap
 		LEFT JOIN instances i ON i.status_xid >= $1 AND i.status_xid < snap.xmin
 		      AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 		ORDER BY i.status_seq`, watermark, start)
 	if err != nil {
-		return nil, watermark, err
+		return nil, watermark, 0, err
 	}
 	defer rows.Close()
 	var changes []provider.StatusChange
-	next := watermark
+	xmin, xmax := watermark, int64(0)
 	for rows.Next() {
 		var instance *string
 		var c provider.StatusChange
 		var execution, version, seq *int64
 		var status string
-		if err := rows.Scan(&instance, &execution, &status, &version, &seq, &next); err != nil {
-			return nil, watermark, err
+		if err := rows.Scan(&instance, &execution, &status, &version, &seq, &xmin, &xmax); err != nil {
+			return nil, watermark, 0, err
 		}
 		if instance == nil {
-			continue // no changes in the window; the row carries only xmin
+			continue // no changes in the window; the row carries only the snapshot
 		}
 		c.Instance, c.ExecutionID, c.Status, c.CustomStatusVersion, c.Seq = *instance, *execution, provider.ExecutionStatus(status), *version, *seq
 		changes = append(changes, c)
 	}
-	return changes, next, rows.Err()
+	return changes, xmin, xmax, rows.Err()
 }
