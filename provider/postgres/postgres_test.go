@@ -22,6 +22,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "IdleWorkerWokenByNotify", Run: idleWorkerWokenByNotify},
 		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
 		{Name: "WatchDeliversChangesHeldBackByAnotherTransaction", Run: watchPastLongTransaction},
+		{Name: "FetchNeverSkipsAnEarlierMessageAnotherTransactionHolds", Run: fetchTakesAGapFreePrefix},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
 		{Name: "ReservedWordSchemaQuoted", Run: reservedWordSchema},
@@ -256,5 +257,44 @@ func watchPastLongTransaction(t *testing.T, f providertest.Factory) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("change held back by another transaction was never delivered")
+	}
+}
+
+// Another transaction (a concurrent fetcher's scan) holds the row of an
+// instance's first message. The fetch must not deliver the later messages
+// without it: the batch is a gap-free prefix, or nothing.
+func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t).(*postgres.Provider)
+	ctx := t.Context()
+	if err := p.EnqueueForOrchestrator(ctx, start("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	event := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "x", Name: "approval", Input: `true`}
+	if err := p.EnqueueForOrchestrator(ctx, event, 0); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := p.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback(context.Background()) }()
+	if _, err := holder.Exec(ctx, `SELECT id FROM orchestrator_queue WHERE instance_id = 'x' ORDER BY id LIMIT 1 FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	if item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0); err != nil || item != nil {
+		var kinds []provider.WorkItemKind
+		if item != nil {
+			for _, m := range item.Messages {
+				kinds = append(kinds, m.Kind)
+			}
+		}
+		t.Fatalf("fetch while the start message is held: %v (err %v), want nothing", kinds, err)
+	}
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	if err != nil || item == nil || len(item.Messages) != 2 || item.Messages[0].Kind != provider.WorkStartOrchestration {
+		t.Fatalf("fetch after release: %+v, %v; want start then event", item, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // Watch implements provider.Provider. Every status change stamps the instance
@@ -46,11 +47,7 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 		changes, xmin, xmax, err := p.changesSince(ctx, start, watermark)
 		if err == nil { // on error the same window is read again next time
 			for _, c := range changes {
-				select {
-				case out <- c:
-				case <-ctx.Done():
-					return
-				case <-p.closed:
+				if !wake.Send(ctx, out, c, p.closed) {
 					return
 				}
 			}
@@ -65,19 +62,14 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 		} else {
 			target, retry = 0, retryMin
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-woken:
-			target, retry = 0, retryMin
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-p.closed:
-			timer.Stop()
+		if !wake.Sleep(ctx, woken, wait, p.closed) {
 			return
 		}
-		timer.Stop()
+		select {
+		case <-woken: // announced (before or during the sleep): its changes are below a new xmax
+			target, retry = 0, retryMin
+		default:
+		}
 	}
 }
 

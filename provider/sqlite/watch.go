@@ -3,9 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // Watch implements provider.Provider. Every status change takes the next value
@@ -34,31 +34,18 @@ func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provide
 		// A failed read is retried at the next wake-up; the sequence makes it lossless.
 		if err == nil {
 			for _, c := range changes {
-				select {
-				case out <- c:
-					last = c.Seq
-				case <-ctx.Done():
-					return
-				case <-p.closed:
+				if !wake.Send(ctx, out, c, p.closed) {
 					return
 				}
+				last = c.Seq
 			}
 			if len(changes) == watchBatch {
 				continue
 			}
 		}
-		timer := time.NewTimer(p.opts.PollInterval)
-		select {
-		case <-woken:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-p.closed:
-			timer.Stop()
+		if !wake.Sleep(ctx, woken, p.opts.PollInterval, p.closed) {
 			return
 		}
-		timer.Stop()
 	}
 }
 

@@ -55,17 +55,38 @@ func Poll(ctx context.Context, timeout, interval time.Duration, sig *Signal, clo
 		if !nextDue.IsZero() {
 			wait = max(min(wait, time.Until(nextDue)), time.Millisecond)
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-woken:
-		case <-timer.C:
-		case <-closed:
-			timer.Stop()
-			return nil
-		case <-ctx.Done():
-			timer.Stop()
+		if !Sleep(ctx, woken, wait, closed) {
 			return nil
 		}
-		timer.Stop()
+	}
+}
+
+// Sleep waits until woken is closed, d passes, closed is closed or ctx ends.
+// It reports whether the caller should go on (false: ctx ended or closed).
+func Sleep(ctx context.Context, woken <-chan struct{}, d time.Duration, closed <-chan struct{}) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-woken:
+		return true
+	case <-timer.C:
+		return true
+	case <-closed:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Send delivers v on out unless ctx ends or closed is closed first; it reports
+// whether it delivered.
+func Send[T any](ctx context.Context, out chan<- T, v T, closed <-chan struct{}) bool {
+	select {
+	case out <- v:
+		return true
+	case <-closed:
+		return false
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -151,9 +151,20 @@ BEGIN
             ON CONFLICT DO NOTHING;
             CONTINUE WHEN NOT FOUND;
         END IF;
+        -- Tag a gap-free prefix of the visible messages. A message another
+        -- transaction holds (a fetcher's scan) and every later one wait for the
+        -- next turn: skipping it would deliver messages out of order, or an
+        -- event before the StartOrchestration it depends on.
+        WITH got AS MATERIALIZED (
+            SELECT q2.id FROM orchestrator_queue q2
+            WHERE q2.instance_id = v_candidate AND q2.visible_at <= v_now
+            ORDER BY q2.id FOR UPDATE SKIP LOCKED),
+        gap AS (
+            SELECT min(a.id) AS id FROM orchestrator_queue a
+            WHERE a.instance_id = v_candidate AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got))
         UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
-        WHERE q.id IN (SELECT q2.id FROM orchestrator_queue q2
-                       WHERE q2.instance_id = v_candidate AND q2.visible_at <= v_now FOR UPDATE SKIP LOCKED);
+        FROM got
+        WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807);
         GET DIAGNOSTICS v_tagged = ROW_COUNT;
         IF v_tagged = 0 THEN
             DELETE FROM instance_locks l WHERE l.lock_token = v_token;
