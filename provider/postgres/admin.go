@@ -147,16 +147,23 @@ func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool
 	return deref(parent), parent != nil, nil
 }
 
-// GetInstanceTree implements provider.Admin.
+// GetInstanceTree implements provider.Admin, in one query: no rows means
+// the root does not exist.
 func (p *Provider) GetInstanceTree(ctx context.Context, root string) (provider.InstanceTree, error) {
+	const op = "get instance tree"
 	tree := provider.InstanceTree{Root: root}
-	if _, _, err := p.GetParent(ctx, root); err != nil {
+	ids, err := queryList[string](ctx, p, op, `
+		SELECT d.instance_id FROM dx_descendants($1) d
+		WHERE EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = $1)
+		ORDER BY d.depth, d.instance_id`, root)
+	if err != nil {
 		return tree, err
 	}
-	ids, err := queryList[string](ctx, p, "get instance tree", `
-		SELECT instance_id FROM dx_descendants($1) ORDER BY depth, instance_id`, root)
+	if len(ids) == 0 {
+		return tree, provider.Permanent(op, root, provider.ErrNotFound)
+	}
 	tree.Instances = ids
-	return tree, err
+	return tree, nil
 }
 
 // DeleteInstance implements provider.Admin.
