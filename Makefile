@@ -1,16 +1,26 @@
 # duroxide-go — see README.md for what each target needs.
 GO            ?= go
 STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# controller-tools v0.21 is the release built against Kubernetes 0.36, which this module uses.
+CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build demo bench test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
 ## build: compile every package and the binaries under cmd/
 build:
 	$(GO) build ./...
+
+## generate: deepcopy methods of the API types (controller-gen)
+generate:
+	$(GO) run $(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+
+## manifests: CRDs under config/crd/bases from the API types' markers (controller-gen)
+manifests:
+	$(GO) run $(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 
 ## demo: run every sample orchestration embedded on SQLite and print the results
 demo:
@@ -21,13 +31,14 @@ bench:
 	hack/test-postgres.sh run $(GO) run ./cmd/bench $(BENCHFLAGS)
 
 ## test: vet, formatting check, then every test under the race detector, with a
-## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours)
+## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours) and
+## kube-apiserver + etcd for envtest (built once from the module proxy, then cached)
 test: vet fmt-check
-	hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) ./...
+	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) ./...
 
 ## test-short: the tests without the race detector (faster local loop)
 test-short:
-	hack/test-postgres.sh run $(GO) test -count=1 ./...
+	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test -count=1 ./...
 
 ## conformance: the provider conformance suite on SQLite and PostgreSQL, one line per case
 conformance:

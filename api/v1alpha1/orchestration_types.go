@@ -1,0 +1,180 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DeletionPolicy says what deleting an Orchestration does to its instance.
+// +kubebuilder:validation:Enum=Terminate;Purge;Orphan
+type DeletionPolicy string
+
+const (
+	// DeletionTerminate terminates a running instance and keeps its history.
+	DeletionTerminate DeletionPolicy = "Terminate"
+	// DeletionPurge terminates a running instance and deletes its history.
+	DeletionPurge DeletionPolicy = "Purge"
+	// DeletionOrphan leaves the instance running in the store.
+	DeletionOrphan DeletionPolicy = "Orphan"
+)
+
+// OrchestrationSpec describes the orchestration instance to run.
+// +kubebuilder:validation:XValidation:rule="has(self.version) == has(oldSelf.version) && (!has(self.version) || self.version == oldSelf.version)",message="version is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.instanceID) == has(oldSelf.instanceID) && (!has(self.instanceID) || self.instanceID == oldSelf.instanceID)",message="instanceID is immutable"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.events) || (has(self.events) && oldSelf.events.all(e, e in self.events))",message="events are append-only: existing entries cannot be changed or removed"
+type OrchestrationSpec struct {
+	// WorkerPool names the WorkerPool (in this namespace) whose workers run the
+	// instance and whose database stores it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="workerPool is immutable"
+	WorkerPool string `json:"workerPool"`
+
+	// Orchestration is the registered name of the orchestration to run.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="orchestration is immutable"
+	Orchestration string `json:"orchestration"`
+
+	// Version pins the orchestration version (a semantic version); the latest
+	// registered version when empty.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// Input is the orchestration's input, any JSON value. It is not read again
+	// after the instance started. (CEL cannot read untyped JSON, so the API
+	// server cannot refuse a change; the controller reports one.)
+	// +optional
+	Input *apiextensionsv1.JSON `json:"input,omitempty"`
+
+	// InstanceID is the instance's ID in the store; default "<namespace>/<name>".
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	InstanceID string `json:"instanceID,omitempty"`
+
+	// Events are external events to raise on the instance, each exactly once,
+	// in order. Append only: existing entries cannot change or go away.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=1000
+	Events []OrchestrationEvent `json:"events,omitempty"`
+
+	// Terminate, when set, terminates the instance with this reason.
+	// +optional
+	Terminate string `json:"terminate,omitempty"`
+
+	// TTLSecondsAfterFinished deletes the Orchestration this long after its
+	// instance finished (its deletion policy applies). Kept forever when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
+	// DeletionPolicy says what deleting this object does to the instance.
+	// +optional
+	// +kubebuilder:default=Terminate
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// OrchestrationEvent is an external event to raise.
+type OrchestrationEvent struct {
+	// Name is the event name the orchestration waits for (WaitForEvent).
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Data is the event's payload, any JSON value.
+	// +optional
+	Data *apiextensionsv1.JSON `json:"data,omitempty"`
+}
+
+// OrchestrationPhase is where the instance stands.
+// +kubebuilder:validation:Enum=Pending;Running;Completed;Failed;Terminated
+type OrchestrationPhase string
+
+const (
+	PhasePending    OrchestrationPhase = "Pending"
+	PhaseRunning    OrchestrationPhase = "Running"
+	PhaseCompleted  OrchestrationPhase = "Completed"
+	PhaseFailed     OrchestrationPhase = "Failed"
+	PhaseTerminated OrchestrationPhase = "Terminated"
+)
+
+// OrchestrationFailure says why an instance failed or was terminated.
+type OrchestrationFailure struct {
+	// Class is application, infrastructure or configuration.
+	Class string `json:"class,omitempty"`
+	// Message describes the failure.
+	Message string `json:"message,omitempty"`
+}
+
+// OrchestrationStatus mirrors the instance's state in the store.
+type OrchestrationStatus struct {
+	// Phase is the instance's phase.
+	// +optional
+	Phase OrchestrationPhase `json:"phase,omitempty"`
+	// InstanceID is the instance's ID in the store.
+	// +optional
+	InstanceID string `json:"instanceID,omitempty"`
+	// ExecutionID is the current execution (it grows with continue-as-new).
+	// +optional
+	ExecutionID int64 `json:"executionID,omitempty"`
+	// CustomStatus is the status the orchestration published, as JSON text.
+	// +optional
+	CustomStatus string `json:"customStatus,omitempty"`
+	// Output is the result of a completed instance, as JSON text, cut at a
+	// bound (see OutputTruncated).
+	// +optional
+	Output string `json:"output,omitempty"`
+	// OutputTruncated is true when Output was cut; read the full result from the store.
+	// +optional
+	OutputTruncated bool `json:"outputTruncated,omitempty"`
+	// Failure says why a failed or terminated instance ended.
+	// +optional
+	Failure *OrchestrationFailure `json:"failure,omitempty"`
+	// StartTime is when the instance was created in the store.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// CompletionTime is when the instance finished.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// HistoryEvents counts the current execution's history events.
+	// +optional
+	HistoryEvents int64 `json:"historyEvents,omitempty"`
+	// EventsRaised counts the entries of spec.events raised so far.
+	// +optional
+	EventsRaised int32 `json:"eventsRaised,omitempty"`
+	// Children are the instance IDs of its sub-orchestrations (at most 100 listed).
+	// +optional
+	Children []string `json:"children,omitempty"`
+	// ObservedGeneration is the generation last acted upon.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Running, Succeeded, Failed, Ready (the pool and store are reachable).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Orchestration is one orchestration instance: applying it starts the
+// instance in its WorkerPool's store; its status mirrors the instance.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=orch
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Orchestration",type=string,JSONPath=`.spec.orchestration`
+// +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.workerPool`
+// +kubebuilder:printcolumn:name="Custom Status",type=string,JSONPath=`.status.customStatus`,priority=0
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Orchestration struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   OrchestrationSpec   `json:"spec"`
+	Status OrchestrationStatus `json:"status,omitempty"`
+}
+
+// OrchestrationList is a list of Orchestrations.
+// +kubebuilder:object:root=true
+type OrchestrationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Orchestration `json:"items"`
+}

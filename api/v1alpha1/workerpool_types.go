@@ -1,0 +1,122 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SecretKeyRef points at one key of a Secret in the pool's namespace.
+type SecretKeyRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Key in the Secret whose value is the PostgreSQL connection string.
+	// +optional
+	// +kubebuilder:default=url
+	Key string `json:"key,omitempty"`
+}
+
+// PostgresSpec says where the pool's store lives.
+type PostgresSpec struct {
+	// SecretRef holds the connection string. It is passed to the workers from
+	// the Secret and never copied into the spec or status.
+	SecretRef SecretKeyRef `json:"secretRef"`
+	// Schema holds the pool's tables; pools sharing a database use distinct schemas.
+	// +optional
+	// +kubebuilder:default=duroxide
+	// +kubebuilder:validation:Pattern=`^[a-z_][a-z0-9_]{0,39}$`
+	Schema string `json:"schema,omitempty"`
+}
+
+// WorkerPoolSpec describes a Deployment of workers.
+type WorkerPoolSpec struct {
+	// Replicas is the number of worker pods.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Image is the worker image: a binary that registers the orchestrations and
+	// activities and runs the dispatchers.
+	// +kubebuilder:validation:MinLength=1
+	Image string `json:"image"`
+	// Postgres is the pool's store.
+	Postgres PostgresSpec `json:"postgres"`
+	// OrchestrationConcurrency is how many turns a worker runs at once.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	OrchestrationConcurrency *int32 `json:"orchestrationConcurrency,omitempty"`
+	// ActivityConcurrency is how many activities a worker runs at once.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ActivityConcurrency *int32 `json:"activityConcurrency,omitempty"`
+	// LockTimeout is the lease of a turn or activity before another worker may take it over.
+	// +optional
+	LockTimeout *metav1.Duration `json:"lockTimeout,omitempty"`
+}
+
+// QueueDepths counts queued work in the pool's store.
+type QueueDepths struct {
+	Orchestrator int64 `json:"orchestrator"`
+	Worker       int64 `json:"worker"`
+	Delayed      int64 `json:"delayed"`
+}
+
+// InstanceCounts counts the pool's instances by status.
+type InstanceCounts struct {
+	Running    int64 `json:"running"`
+	Completed  int64 `json:"completed"`
+	Failed     int64 `json:"failed"`
+	Terminated int64 `json:"terminated"`
+}
+
+// WorkerPoolStatus reports the Deployment and the store.
+type WorkerPoolStatus struct {
+	// Replicas is the number of worker pods.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// ReadyReplicas is the number of ready worker pods.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	// Selector is the pods' label selector, for the scale subresource.
+	// +optional
+	Selector string `json:"selector,omitempty"`
+	// QueueDepths counts queued work.
+	// +optional
+	QueueDepths *QueueDepths `json:"queueDepths,omitempty"`
+	// Instances counts instances by status.
+	// +optional
+	Instances *InstanceCounts `json:"instances,omitempty"`
+	// ObservedGeneration is the generation last acted upon.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Available, StoreReachable.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WorkerPool is a Deployment of duroxide workers on one PostgreSQL store.
+// `kubectl scale workerpool NAME --replicas=N` changes its size.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:resource:shortName=wp
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type WorkerPool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   WorkerPoolSpec   `json:"spec"`
+	Status WorkerPoolStatus `json:"status,omitempty"`
+}
+
+// WorkerPoolList is a list of WorkerPools.
+// +kubebuilder:object:root=true
+type WorkerPoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WorkerPool `json:"items"`
+}
