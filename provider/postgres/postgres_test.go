@@ -112,19 +112,7 @@ func watchWokenByNotify(t *testing.T, f providertest.Factory) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if err := p.EnqueueForOrchestrator(t.Context(), start("w"), 0); err != nil {
-		t.Fatal(err)
-	}
-	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
-	if err != nil || item == nil {
-		t.Fatalf("fetch: %v %v", item, err)
-	}
-	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
-		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
-		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	createInstance(t, p, "w")
 	select {
 	case c := <-ch:
 		if c.Instance != "w" || c.Status != provider.StatusRunning {
@@ -233,19 +221,7 @@ func watchPastLongTransaction(t *testing.T, f providertest.Factory) {
 	if _, err := blocker.Exec(t.Context(), "SELECT pg_current_xact_id()"); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.EnqueueForOrchestrator(t.Context(), start("held"), 0); err != nil {
-		t.Fatal(err)
-	}
-	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
-	if err != nil || item == nil {
-		t.Fatalf("fetch: %v %v", item, err)
-	}
-	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
-		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
-		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	createInstance(t, p, "held")
 	time.Sleep(300 * time.Millisecond) // the watcher wakes, finds the change held back
 	if err := blocker.Commit(t.Context()); err != nil {
 		t.Fatal(err)
@@ -296,5 +272,24 @@ func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
 	item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
 	if err != nil || item == nil || len(item.Messages) != 2 || item.Messages[0].Kind != provider.WorkStartOrchestration {
 		t.Fatalf("fetch after release: %+v, %v; want start then event", item, err)
+	}
+}
+
+// createInstance starts an instance and acks its first turn, which records
+// the status change a watcher should report.
+func createInstance(t *testing.T, p provider.Provider, instance string) {
+	t.Helper()
+	if err := p.EnqueueForOrchestrator(t.Context(), start(instance), 0); err != nil {
+		t.Fatal(err)
+	}
+	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+	if err != nil || item == nil {
+		t.Fatalf("fetch: %v %v", item, err)
+	}
+	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
+		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
