@@ -50,6 +50,8 @@ type Event struct {
 	ParentID          int64  `json:"parentId,omitempty"`
 	ExecutionID       int64  `json:"executionId,omitempty"`
 	Reason            string `json:"reason,omitempty"`
+	// Key is an ExternalRaised event's idempotency key (WorkItem.Key).
+	Key string `json:"key,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.

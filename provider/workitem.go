@@ -51,6 +51,9 @@ type WorkItem struct {
 	ParentExecutionID int64  `json:"parentExecutionId,omitempty"`
 	ParentID          int64  `json:"parentId,omitempty"`
 	Reason            string `json:"reason,omitempty"`
+	// Key makes an ExternalRaised message idempotent: the runtime records at
+	// most one event per key in an execution's history and drops repeats.
+	Key string `json:"key,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.

@@ -52,14 +52,26 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	return nil
 }
 
+// RaiseOption configures RaiseEvent.
+type RaiseOption func(*provider.WorkItem)
+
+// EventKey makes the event idempotent: however often an event with this key is
+// raised on an execution, its history records it once. A caller that cannot
+// tell whether an earlier raise went through (a crash, a timeout) raises again
+// with the same key.
+func EventKey(key string) RaiseOption { return func(w *provider.WorkItem) { w.Key = key } }
+
 // RaiseEvent delivers an external event to an instance; WaitForEvent(name)
 // receives data.
-func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any) error {
+func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any, opts ...RaiseOption) error {
 	payload, err := encodePayload(data)
 	if err != nil {
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}
 	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload}
+	for _, o := range opts {
+		o(&item)
+	}
 	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}

@@ -59,6 +59,8 @@ type turn struct {
 	byID          map[int64]*action
 	subscriptions map[string][]*Future
 	inbox         map[string][]string
+	// eventKeys are the idempotency keys of the external events in history.
+	eventKeys map[string]bool
 
 	customStatus    *string
 	customStatusSet bool
@@ -163,6 +165,9 @@ func (t *turn) replay(history []provider.Event) error {
 }
 
 func (t *turn) replayEvent(ev provider.Event) error {
+	if ev.Kind == provider.EventExternalRaised {
+		t.rememberEventKey(ev.Key)
+	}
 	if t.mainDone() {
 		if isTerminalEvent(ev.Kind) {
 			t.finished = true
@@ -227,7 +232,12 @@ func (t *turn) apply(messages []provider.WorkItem) error {
 		case provider.WorkStartOrchestration, provider.WorkContinueAsNew:
 			// This execution's own start, or a repeated start of a running instance.
 		case provider.WorkExternalRaised:
-			t.appendEvent(provider.Event{Kind: provider.EventExternalRaised, Name: m.Name, Input: m.Input})
+			if t.seenEventKey(m.Key) {
+				t.logger.Debug("dropping repeated event", "name", m.Name, "key", m.Key)
+				continue
+			}
+			t.rememberEventKey(m.Key)
+			t.appendEvent(provider.Event{Kind: provider.EventExternalRaised, Name: m.Name, Input: m.Input, Key: m.Key})
 			t.deliverEvent(m.Name, m.Input)
 			t.run()
 		case provider.WorkCancelInstance:
@@ -237,6 +247,18 @@ func (t *turn) apply(messages []provider.WorkItem) error {
 		}
 	}
 	return nil
+}
+
+func (t *turn) seenEventKey(key string) bool { return key != "" && t.eventKeys[key] }
+
+func (t *turn) rememberEventKey(key string) {
+	if key == "" {
+		return
+	}
+	if t.eventKeys == nil {
+		t.eventKeys = map[string]bool{}
+	}
+	t.eventKeys[key] = true
 }
 
 func (t *turn) applyCompletion(m provider.WorkItem) {

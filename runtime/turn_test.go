@@ -379,6 +379,38 @@ func TestExternalEvents(t *testing.T) {
 	})
 }
 
+// Keyed events are recorded once per key, whether the repeat arrives in the
+// same turn or after the first one is in history; events without a key are not
+// deduplicated.
+func TestKeyedEventsAreRecordedOnce(t *testing.T) {
+	reg := registry(t, func(r *Registry) {
+		RegisterOrchestration(r, "Collect", func(ctx *OrchestrationContext, n int) ([]string, error) {
+			var got []string
+			for range n {
+				v, err := Await[string](ctx.WaitForEvent("item"))
+				if err != nil {
+					return nil, err
+				}
+				got = append(got, v)
+			}
+			return got, nil
+		})
+	})
+	keyed := func(key, data string) provider.WorkItem {
+		m := raised("item", data)
+		m.Key = key
+		return m
+	}
+	s := newSim(t, reg)
+	s.mustTurn(start("Collect", 3))
+	s.mustTurn(keyed("a", "a1"), keyed("a", "a2"))
+	s.mustTurn(keyed("a", "a3"), keyed("b", "b1"))
+	s.mustTurn(raised("item", "plain"), keyed("b", "b2"))
+	if s.status != provider.StatusCompleted || s.last.Metadata.Output != `["a1","b1","plain"]` {
+		t.Fatalf("status %s output %s, want a1,b1,plain", s.status, s.last.Metadata.Output)
+	}
+}
+
 func TestTerminateCancelsActivitiesAndChildren(t *testing.T) {
 	reg := registry(t, func(r *Registry) {
 		RegisterOrchestration(r, "Parent", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
