@@ -112,6 +112,10 @@ type OrchestrationStatus struct {
 	// InstanceID is the instance's ID in the store.
 	// +optional
 	InstanceID string `json:"instanceID,omitempty"`
+	// InputDigest identifies the input the instance started with, so that a
+	// later edit of spec.input can be reported (condition InputChanged).
+	// +optional
+	InputDigest string `json:"inputDigest,omitempty"`
 	// ExecutionID is the current execution (it grows with continue-as-new).
 	// +optional
 	ExecutionID int64 `json:"executionID,omitempty"`
@@ -146,7 +150,8 @@ type OrchestrationStatus struct {
 	// ObservedGeneration is the generation last acted upon.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions: Running, Succeeded, Failed, Ready (the pool and store are reachable).
+	// Conditions: Ready (the pool and its store are reachable), Running,
+	// Succeeded, Failed, Terminating, InputChanged.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

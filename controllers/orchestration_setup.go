@@ -1,0 +1,91 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+)
+
+// Field indexes on Orchestrations.
+const (
+	// indexInstance maps "<pool>\x00<instance ID>" to the Orchestration
+	// mirroring that instance, for routing the store's change reports.
+	indexInstance = "duroxide.io/instance"
+	// indexPool maps a pool name to the Orchestrations that use it.
+	indexPool = "duroxide.io/pool"
+)
+
+func instanceKey(pool, instance string) string { return pool + "\x00" + instance }
+
+// SetupWithManager registers the reconciler, its indexes and its sources:
+// Orchestration spec changes and deletions, pools appearing or changing
+// their store, and the stores' status change reports.
+func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if r.Resync <= 0 {
+		r.Resync = 30 * time.Second
+	}
+	r.Limits = r.Limits.withDefaults()
+	r.changes = make(chan event.TypedGenericEvent[*v1.Orchestration], 1024)
+	r.Stores.OnChange = r.instanceChanged
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &v1.Orchestration{}, indexInstance, func(obj client.Object) []string {
+		o := obj.(*v1.Orchestration)
+		return []string{instanceKey(o.Spec.WorkerPool, instanceID(o))}
+	}); err != nil {
+		return fmt.Errorf("index orchestrations by instance: %w", err)
+	}
+	if err := idx.IndexField(ctx, &v1.Orchestration{}, indexPool, func(obj client.Object) []string {
+		return []string{obj.(*v1.Orchestration).Spec.WorkerPool}
+	}); err != nil {
+		return fmt.Errorf("index orchestrations by pool: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("orchestration").
+		For(&v1.Orchestration{}, builder.WithPredicates(specOrDeletionChanged())).
+		Watches(&v1.WorkerPool{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfPool),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Channel(r.changes, &handler.TypedEnqueueRequestForObject[*v1.Orchestration]{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Complete(r)
+}
+
+// orchestrationsOfPool wakes the Orchestrations of a pool that appeared or
+// changed its store settings.
+func (r *OrchestrationReconciler) orchestrationsOfPool(ctx context.Context, pool client.Object) []reconcile.Request {
+	var list v1.OrchestrationList
+	if err := r.Client.List(ctx, &list, client.InNamespace(pool.GetNamespace()), client.MatchingFields{indexPool: pool.GetName()}); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, o := range list.Items {
+		if finished(o.Status.Phase) && o.DeletionTimestamp.IsZero() {
+			continue
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}})
+	}
+	return reqs
+}
+
+// specOrDeletionChanged passes creations, spec changes and deletions, but not
+// the operator's own status writes.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+				!e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+	}
+}

@@ -1,0 +1,223 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// Condition types of an Orchestration.
+const (
+	CondReady        = "Ready"
+	CondRunning      = "Running"
+	CondSucceeded    = "Succeeded"
+	CondFailed       = "Failed"
+	CondTerminating  = "Terminating"
+	CondInputChanged = "InputChanged"
+)
+
+// ReasonNotRegistered: no worker of the pool has the orchestration (or the
+// pinned version) registered.
+const ReasonNotRegistered = "OrchestrationNotRegistered"
+
+// instanceView is what the store says about an instance.
+type instanceView struct {
+	status      *runtime.Status // nil: not created yet (no worker ran its first turn)
+	events      int64
+	completedAt time.Time
+	children    []string
+}
+
+// readInstance reads the instance's status, its current execution's size
+// and its children: three cheap queries, no history.
+func readInstance(ctx context.Context, store *Store, id string, maxChildren int) (*instanceView, error) {
+	if store.Admin == nil {
+		return nil, errNoAdmin
+	}
+	st, err := store.Client.Status(ctx, id)
+	if errors.Is(err, provider.ErrNotFound) {
+		return &instanceView{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read instance %q: %w", id, err)
+	}
+	view := &instanceView{status: st}
+	exec, err := store.Admin.GetExecutionInfo(ctx, id, st.ExecutionID)
+	if err != nil && !errors.Is(err, provider.ErrNotFound) {
+		return nil, fmt.Errorf("read execution %d of %q: %w", st.ExecutionID, id, err)
+	}
+	view.events, view.completedAt = exec.EventCount, exec.CompletedAt
+	children, err := store.Admin.ListChildren(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("list children of %q: %w", id, err)
+	}
+	if len(children) > maxChildren {
+		children = children[:maxChildren]
+	}
+	view.children = children
+	return view, nil
+}
+
+// mirror copies the instance's state into o.Status, within the limits.
+func (r *OrchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView) {
+	s := &o.Status
+	if view.status == nil {
+		s.Phase = v1.PhasePending
+		return
+	}
+	st := view.status
+	s.Phase = phaseOf(st.Status)
+	s.ExecutionID = st.ExecutionID
+	s.HistoryEvents = view.events
+	s.Children = view.children
+	s.StartTime = timeOrNil(st.CreatedAt)
+	s.CustomStatus = ""
+	if st.CustomStatus != nil {
+		s.CustomStatus, _ = truncate(*st.CustomStatus, r.Limits.CustomStatus)
+	}
+	s.Output, s.OutputTruncated = "", false
+	s.Failure = nil
+	s.CompletionTime = nil
+	if finished(s.Phase) {
+		s.CompletionTime = timeOrNil(view.completedAt)
+		if s.CompletionTime == nil {
+			s.CompletionTime = timeOrNil(st.UpdatedAt)
+		}
+	}
+	switch s.Phase {
+	case v1.PhaseCompleted:
+		s.Output, s.OutputTruncated = truncate(st.Output, r.Limits.Output)
+	case v1.PhaseFailed, v1.PhaseTerminated:
+		if st.Failure != nil {
+			msg, _ := truncate(st.Failure.Message, r.Limits.FailureMessage)
+			s.Failure = &v1.OrchestrationFailure{Class: string(st.Failure.Class), Message: msg}
+		}
+	}
+	setPhaseConditions(o)
+}
+
+// setPhaseConditions derives Running, Succeeded and Failed from the phase, so
+// `kubectl wait --for=condition=Succeeded` works.
+func setPhaseConditions(o *v1.Orchestration) {
+	s := &o.Status
+	switch s.Phase {
+	case v1.PhaseRunning:
+		setCondition(o, CondRunning, metav1.ConditionTrue, "Running", fmt.Sprintf("execution %d is running", s.ExecutionID))
+	case v1.PhaseCompleted:
+		setCondition(o, CondRunning, metav1.ConditionFalse, "Completed", "the instance completed")
+		setCondition(o, CondSucceeded, metav1.ConditionTrue, "Completed", "the instance completed")
+		setCondition(o, CondFailed, metav1.ConditionFalse, "Completed", "the instance completed")
+	case v1.PhaseFailed, v1.PhaseTerminated:
+		reason, msg := failureReason(s)
+		setCondition(o, CondRunning, metav1.ConditionFalse, string(s.Phase), msg)
+		setCondition(o, CondSucceeded, metav1.ConditionFalse, string(s.Phase), msg)
+		setCondition(o, CondFailed, metav1.ConditionTrue, reason, msg)
+	}
+	if finished(s.Phase) {
+		removeCondition(o, CondTerminating)
+	}
+}
+
+// failureReason names a failure for a condition: an unregistered
+// orchestration gets its own reason, because the fix is a deployment.
+func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
+	if s.Phase == v1.PhaseTerminated {
+		msg := "terminated"
+		if s.Failure != nil && s.Failure.Message != "" {
+			msg = "terminated: " + s.Failure.Message
+		}
+		return "Terminated", msg
+	}
+	if s.Failure == nil {
+		return "Failed", "the instance failed"
+	}
+	msg := s.Failure.Message
+	switch {
+	case s.Failure.Class == string(provider.ErrorConfiguration) && strings.Contains(msg, "is not registered"):
+		return ReasonNotRegistered, msg + " (no worker of the pool registers it: deploy a worker image that does, then recreate this Orchestration)"
+	case s.Failure.Class == string(provider.ErrorConfiguration):
+		return "ConfigurationError", msg
+	case s.Failure.Class == string(provider.ErrorInfrastructure):
+		return "InfrastructureError", msg
+	}
+	return "ApplicationError", msg
+}
+
+func phaseOf(s provider.ExecutionStatus) v1.OrchestrationPhase {
+	switch s {
+	case provider.StatusCompleted:
+		return v1.PhaseCompleted
+	case provider.StatusFailed:
+		return v1.PhaseFailed
+	case provider.StatusTerminated:
+		return v1.PhaseTerminated
+	case "":
+		return v1.PhasePending
+	}
+	return v1.PhaseRunning
+}
+
+// truncate cuts s to at most limit bytes on a UTF-8 boundary.
+func truncate(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+func timeOrNil(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	// Whole seconds, as metav1.Time serialises, so a re-read is no change.
+	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
+	return &mt
+}
+
+// statusEqual reports whether a status write would change nothing.
+func statusEqual(a, b *v1.OrchestrationStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// recordPhaseChange emits a Kubernetes Event when the phase moved.
+func (r *OrchestrationReconciler) recordPhaseChange(o *v1.Orchestration, from v1.OrchestrationPhase) {
+	to := o.Status.Phase
+	if to == from || to == "" || to == v1.PhasePending {
+		return
+	}
+	switch to {
+	case v1.PhaseRunning:
+		r.Recorder.Eventf(o, nil, "Normal", "Running", "Mirror", "instance %q is running", o.Status.InstanceID)
+	case v1.PhaseCompleted:
+		r.Recorder.Eventf(o, nil, "Normal", "Completed", "Mirror", "instance %q completed", o.Status.InstanceID)
+	case v1.PhaseFailed, v1.PhaseTerminated:
+		reason, msg := failureReason(&o.Status)
+		r.Recorder.Eventf(o, nil, "Warning", reason, "Mirror", "instance %q %s", o.Status.InstanceID, msg)
+	}
+}
+
+func setCondition(o *v1.Orchestration, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&o.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: message, ObservedGeneration: o.Generation})
+}
+
+func removeCondition(o *v1.Orchestration, typ string) { meta.RemoveStatusCondition(&o.Status.Conditions, typ) }
+
+func findCondition(o *v1.Orchestration, typ string) *metav1.Condition {
+	return meta.FindStatusCondition(o.Status.Conditions, typ)
+}

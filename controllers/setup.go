@@ -1,0 +1,49 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Config tunes the operator's controllers.
+type Config struct {
+	// OrchestrationConcurrency is how many Orchestrations reconcile at once (default 8).
+	OrchestrationConcurrency int
+	// Resync re-reads running instances without a change report (default 30s).
+	Resync time.Duration
+	// PoolStatusInterval refreshes pool queue depths and counts (default 30s).
+	PoolStatusInterval time.Duration
+	Limits             StatusLimits
+	// Open opens a pool's store (default OpenPostgres).
+	Open   OpenFunc
+	Logger *slog.Logger
+}
+
+// Setup adds both reconcilers, sharing one store client per pool, to mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
+	if cfg.Open == nil {
+		cfg.Open = OpenPostgres
+	}
+	if cfg.OrchestrationConcurrency <= 0 {
+		cfg.OrchestrationConcurrency = 8
+	}
+	stores := &Stores{Secrets: mgr.GetAPIReader(), Open: cfg.Open, Logger: cfg.Logger}
+	if err := mgr.Add(stores); err != nil {
+		return nil, fmt.Errorf("add store manager: %w", err)
+	}
+	orch := &OrchestrationReconciler{Client: mgr.GetClient(), Stores: stores,
+		Recorder: mgr.GetEventRecorder("duroxide-operator"), Limits: cfg.Limits, Resync: cfg.Resync}
+	if err := orch.SetupWithManager(ctx, mgr, cfg.OrchestrationConcurrency); err != nil {
+		return nil, fmt.Errorf("set up orchestration controller: %w", err)
+	}
+	pools := &WorkerPoolReconciler{Client: mgr.GetClient(), Stores: stores,
+		Recorder: mgr.GetEventRecorder("duroxide-operator"), StatusInterval: cfg.PoolStatusInterval}
+	if err := pools.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("set up workerpool controller: %w", err)
+	}
+	return stores, nil
+}

@@ -1,0 +1,294 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// OpenFunc opens a pool's store. The operator uses OpenPostgres; the
+// connection string comes from the pool's Secret and must not be logged.
+type OpenFunc func(ctx context.Context, connString, schema string) (provider.Provider, error)
+
+// OpenPostgres opens a PostgreSQL store with a small connection pool: the
+// operator only starts, signals and reads instances.
+func OpenPostgres(ctx context.Context, connString, schema string) (provider.Provider, error) {
+	return postgres.Open(ctx, connString, postgres.Options{Schema: schema, MaxConns: 4})
+}
+
+// Store is one pool's store as the operator uses it.
+type Store struct {
+	Client *runtime.Client
+	Admin  provider.Admin
+
+	provider provider.Provider
+	config   storeConfig
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+// storeConfig identifies what a Store was opened from; a change reopens it.
+type storeConfig struct {
+	secret, key, schema string
+	secretVersion       string
+}
+
+// ChangeFunc receives the instance status changes of a pool's store.
+type ChangeFunc func(pool types.NamespacedName, instance string)
+
+// StoreError says why a pool's store is not available; Reason is a condition reason.
+type StoreError struct {
+	Reason string
+	Err    error
+}
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Condition reasons for an unavailable store.
+const (
+	ReasonSecretNotFound   = "SecretNotFound"
+	ReasonSecretInvalid    = "SecretInvalid"
+	ReasonStoreUnreachable = "StoreUnreachable"
+)
+
+// Stores shares one store client per WorkerPool between the reconcilers. A
+// client is opened on first use, reopened when the pool's store settings or
+// Secret change, and closed when the pool goes. Failed opens are retried no
+// sooner than a doubling backoff, so many Orchestrations of an unreachable
+// pool do not each hammer the database.
+type Stores struct {
+	// Secrets reads the pools' Secrets (an uncached reader: the operator only
+	// needs `get` on Secrets, not list/watch on every Secret in the cluster).
+	Secrets client.Reader
+	Open    OpenFunc
+	// OnChange is called for every status change the store reports.
+	OnChange ChangeFunc
+	Logger   *slog.Logger
+	// MinBackoff and MaxBackoff bound the delay between failed opens (default 1s, 1m).
+	MinBackoff, MaxBackoff time.Duration
+
+	mu       sync.Mutex
+	byPool   map[types.NamespacedName]*Store
+	failures map[types.NamespacedName]*openFailure
+}
+
+type openFailure struct {
+	err     *StoreError
+	config  storeConfig
+	retryAt time.Time
+	backoff time.Duration
+}
+
+func (s *Stores) init() {
+	if s.byPool == nil {
+		s.byPool = map[types.NamespacedName]*Store{}
+		s.failures = map[types.NamespacedName]*openFailure{}
+	}
+	if s.MinBackoff <= 0 {
+		s.MinBackoff = time.Second
+	}
+	if s.MaxBackoff <= 0 {
+		s.MaxBackoff = time.Minute
+	}
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+}
+
+// ForPool returns the pool's store, opening it if needed. A *StoreError
+// says why it is not available; RetryAfter says when to ask again.
+func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
+	want := configOf(pool)
+	if st, ok := s.byPool[key]; ok && st.config.sameSpec(want) {
+		return st, nil
+	}
+	if f, ok := s.failures[key]; ok && f.config.sameSpec(want) && time.Now().Before(f.retryAt) {
+		return nil, f.err
+	}
+	return s.open(ctx, key, want)
+}
+
+// RetryAfter is how long until a failed pool's store is tried again.
+func (s *Stores) RetryAfter(pool types.NamespacedName) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if f, ok := s.failures[pool]; ok {
+		return max(time.Until(f.retryAt), 0) + 10*time.Millisecond
+	}
+	return s.MinBackoff
+}
+
+// Refresh reopens the pool's store when its Secret changed since it was opened.
+func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) error {
+	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
+	secret, err := s.readSecret(ctx, pool)
+	if err != nil {
+		return nil // ForPool reports it when the store is next needed.
+	}
+	s.mu.Lock()
+	st, ok := s.byPool[key]
+	stale := ok && st.config.secretVersion != secret.ResourceVersion
+	s.mu.Unlock()
+	if stale {
+		s.Logger.Info("pool secret changed; reopening its store", "pool", key.String())
+		s.Close(key)
+	}
+	return nil
+}
+
+func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeConfig) (*Store, error) {
+	if old, ok := s.byPool[key]; ok {
+		delete(s.byPool, key)
+		old.close()
+	}
+	p, cfg, serr := s.connect(ctx, key, want)
+	if serr != nil {
+		s.recordFailure(key, want, serr)
+		return nil, serr
+	}
+	delete(s.failures, key)
+	st := &Store{Client: runtime.NewClient(p), provider: p, config: cfg, done: make(chan struct{})}
+	st.Admin, _ = p.(provider.Admin)
+	wctx, stop := context.WithCancel(context.Background())
+	st.stop = stop
+	changes, err := p.Watch(wctx)
+	if err != nil {
+		stop()
+		_ = p.Close()
+		serr := &StoreError{Reason: ReasonStoreUnreachable, Err: fmt.Errorf("watch store of pool %s: %w", key, err)}
+		s.recordFailure(key, want, serr)
+		return nil, serr
+	}
+	go st.forward(changes, key, s.OnChange)
+	s.byPool[key] = st
+	s.Logger.Info("opened pool store", "pool", key.String(), "schema", cfg.schema)
+	return st, nil
+}
+
+func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want storeConfig) (provider.Provider, storeConfig, *StoreError) {
+	secret := &corev1.Secret{}
+	if err := s.Secrets.Get(ctx, types.NamespacedName{Namespace: key.Namespace, Name: want.secret}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, want, &StoreError{Reason: ReasonSecretNotFound, Err: fmt.Errorf("secret %s/%s (the store's connection string) not found", key.Namespace, want.secret)}
+		}
+		return nil, want, &StoreError{Reason: ReasonSecretNotFound, Err: fmt.Errorf("read secret %s/%s: %w", key.Namespace, want.secret, err)}
+	}
+	dsn := string(secret.Data[want.key])
+	if dsn == "" {
+		return nil, want, &StoreError{Reason: ReasonSecretInvalid, Err: fmt.Errorf("secret %s/%s has no key %q (or it is empty)", key.Namespace, want.secret, want.key)}
+	}
+	want.secretVersion = secret.ResourceVersion
+	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	p, err := s.Open(octx, dsn, want.schema)
+	if err != nil {
+		// Open errors never contain the connection string (the providers redact it).
+		return nil, want, &StoreError{Reason: ReasonStoreUnreachable, Err: fmt.Errorf("open store of pool %s: %w", key, err)}
+	}
+	return p, want, nil
+}
+
+func (s *Stores) readSecret(ctx context.Context, pool *v1.WorkerPool) (*corev1.Secret, error) {
+	secret := &corev1.Secret{}
+	err := s.Secrets.Get(ctx, types.NamespacedName{Namespace: pool.Namespace, Name: pool.Spec.Postgres.SecretRef.Name}, secret)
+	return secret, err
+}
+
+func (s *Stores) recordFailure(key types.NamespacedName, cfg storeConfig, err *StoreError) {
+	f := s.failures[key]
+	if f == nil || !f.config.sameSpec(cfg) {
+		f = &openFailure{config: cfg}
+		s.failures[key] = f
+	}
+	f.backoff = min(max(f.backoff*2, s.MinBackoff), s.MaxBackoff)
+	f.retryAt = time.Now().Add(f.backoff)
+	f.err = err
+	s.Logger.Info("pool store unavailable", "pool", key.String(), "reason", err.Reason, "error", err.Error(), "retryIn", f.backoff.String())
+}
+
+// Close closes the pool's store, if open, and forgets its failures.
+func (s *Stores) Close(pool types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if st, ok := s.byPool[pool]; ok {
+		delete(s.byPool, pool)
+		st.close()
+		s.Logger.Info("closed pool store", "pool", pool.String())
+	}
+	delete(s.failures, pool)
+}
+
+// CloseAll closes every store; the manager calls it on shutdown.
+func (s *Stores) CloseAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, st := range s.byPool {
+		delete(s.byPool, key)
+		st.close()
+	}
+}
+
+// Start lets Stores run as a manager Runnable: it closes every store when the manager stops.
+func (s *Stores) Start(ctx context.Context) error {
+	<-ctx.Done()
+	s.CloseAll()
+	return nil
+}
+
+func (st *Store) forward(changes <-chan provider.StatusChange, pool types.NamespacedName, onChange ChangeFunc) {
+	defer close(st.done)
+	for c := range changes {
+		if onChange != nil {
+			onChange(pool, c.Instance)
+		}
+	}
+}
+
+func (st *Store) close() {
+	st.stop()
+	<-st.done
+	_ = st.provider.Close()
+}
+
+func configOf(pool *v1.WorkerPool) storeConfig {
+	key := pool.Spec.Postgres.SecretRef.Key
+	if key == "" {
+		key = "url"
+	}
+	schema := pool.Spec.Postgres.Schema
+	if schema == "" {
+		schema = postgres.DefaultSchema
+	}
+	return storeConfig{secret: pool.Spec.Postgres.SecretRef.Name, key: key, schema: schema}
+}
+
+func (c storeConfig) sameSpec(o storeConfig) bool {
+	return c.secret == o.secret && c.key == o.key && c.schema == o.schema
+}
+
+// isStoreError reports whether err is a *StoreError and returns it.
+func isStoreError(err error) (*StoreError, bool) {
+	var se *StoreError
+	ok := errors.As(err, &se)
+	return se, ok
+}

@@ -1,0 +1,156 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+)
+
+// WorkerPoolReconciler keeps each WorkerPool's Deployment as the pool says
+// and reports the Deployment and the pool's store in the pool's status.
+type WorkerPoolReconciler struct {
+	Client   client.Client
+	Stores   *Stores
+	Recorder events.EventRecorder
+	// StatusInterval is how often queue depths and instance counts are
+	// refreshed (default 30s).
+	StatusInterval time.Duration
+}
+
+// Condition types of a WorkerPool.
+const (
+	CondAvailable      = "Available"
+	CondStoreReachable = "StoreReachable"
+)
+
+// +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+
+// Reconcile applies the pool's Deployment and refreshes its status.
+func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pool := &v1.WorkerPool{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
+		if apierrors.IsNotFound(err) {
+			// The Deployment goes with its owner; the store client goes here.
+			r.Stores.Close(req.NamespacedName)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	if !pool.DeletionTimestamp.IsZero() {
+		r.Stores.Close(req.NamespacedName)
+		return reconcile.Result{}, nil
+	}
+	if err := r.Client.Apply(ctx, desiredDeployment(pool), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+		return reconcile.Result{}, fmt.Errorf("apply deployment: %w", err)
+	}
+	dep := &appsv1.Deployment{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dep); err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("get deployment: %w", err)
+	}
+	before := pool.Status.DeepCopy()
+	setDeploymentStatus(pool, dep)
+	r.setStoreStatus(ctx, pool)
+	pool.Status.ObservedGeneration = pool.Generation
+	if !equality.Semantic.DeepEqual(before, &pool.Status) {
+		if err := r.Client.Status().Update(ctx, pool); err != nil {
+			if apierrors.IsConflict(err) {
+				return reconcile.Result{RequeueAfter: raceRetry}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("update status: %w", err)
+		}
+	}
+	return reconcile.Result{RequeueAfter: r.StatusInterval}, nil
+}
+
+// setDeploymentStatus copies replica counts and availability from the Deployment.
+func setDeploymentStatus(pool *v1.WorkerPool, dep *appsv1.Deployment) {
+	pool.Status.Replicas = dep.Status.Replicas
+	pool.Status.ReadyReplicas = dep.Status.ReadyReplicas
+	pool.Status.Selector = selectorString(pool)
+	want := dep.Spec.Replicas
+	available := metav1.Condition{Type: CondAvailable, Status: metav1.ConditionFalse, Reason: "Progressing",
+		Message: fmt.Sprintf("%d of %d workers ready", dep.Status.ReadyReplicas, ptrValue(want))}
+	for _, c := range dep.Status.Conditions {
+		if c.Type == appsv1.DeploymentAvailable && c.Status == "True" {
+			available.Status, available.Reason = metav1.ConditionTrue, "MinimumReplicasAvailable"
+		}
+	}
+	available.ObservedGeneration = pool.Generation
+	meta.SetStatusCondition(&pool.Status.Conditions, available)
+}
+
+// setStoreStatus reports whether the store is reachable, its queue depths
+// and its instance counts. The store's Secret is re-checked so that a
+// rotated connection string takes effect.
+func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.WorkerPool) {
+	cond := metav1.Condition{Type: CondStoreReachable, ObservedGeneration: pool.Generation}
+	_ = r.Stores.Refresh(ctx, pool)
+	store, err := r.Stores.ForPool(ctx, pool)
+	if err == nil && store.Admin == nil {
+		err = errNoAdmin
+	}
+	if err == nil {
+		err = readPoolCounts(ctx, store, pool)
+	}
+	if err != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonStoreUnreachable, err.Error()
+		if se, ok := isStoreError(err); ok {
+			cond.Reason = se.Reason
+		}
+	} else {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Connected", "the store is reachable"
+	}
+	meta.SetStatusCondition(&pool.Status.Conditions, cond)
+}
+
+func readPoolCounts(ctx context.Context, store *Store, pool *v1.WorkerPool) error {
+	q, err := store.Admin.GetQueueDepths(ctx)
+	if err != nil {
+		return fmt.Errorf("read queue depths: %w", err)
+	}
+	m, err := store.Admin.GetSystemMetrics(ctx)
+	if err != nil {
+		return fmt.Errorf("read instance counts: %w", err)
+	}
+	pool.Status.QueueDepths = &v1.QueueDepths{Orchestrator: q.Orchestrator, Worker: q.Worker, Delayed: q.Delayed}
+	pool.Status.Instances = &v1.InstanceCounts{Running: m.Running, Completed: m.Completed, Failed: m.Failed, Terminated: m.Terminated}
+	return nil
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}
+
+// SetupWithManager registers the reconciler; it owns the pools' Deployments.
+func (r *WorkerPoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.StatusInterval <= 0 {
+		r.StatusInterval = 30 * time.Second
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("workerpool").
+		// Generation changes only: the reconciler's own status writes must not
+		// wake it (queue depths change constantly); StatusInterval refreshes them.
+		For(&v1.WorkerPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&appsv1.Deployment{}).
+		Complete(r)
+}

@@ -1,0 +1,150 @@
+package controllers_test
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+)
+
+// A WorkerPool owns a Deployment of its image with the pool's settings; the
+// connection string reaches the pods only as a Secret reference.
+func TestWorkerPoolDeployment(t *testing.T) {
+	p := newPool(t)
+	pool := &v1.WorkerPool{}
+	if err := k8s.Get(t.Context(), types.NamespacedName{Namespace: p.ns, Name: p.name}, pool); err != nil {
+		t.Fatal(err)
+	}
+	pool.Spec.OrchestrationConcurrency = ptr.To[int32](4)
+	pool.Spec.LockTimeout = &metav1.Duration{Duration: 45 * time.Second}
+	if err := k8s.Update(t.Context(), pool); err != nil {
+		t.Fatalf("update pool: %v", err)
+	}
+	dep := waitForDeployment(t, p, func(d *appsv1.Deployment) bool {
+		return envValue(d, "DUROXIDE_ORCHESTRATION_CONCURRENCY") == "4"
+	})
+	c := dep.Spec.Template.Spec.Containers[0]
+	if c.Image != "duroxide/sample-worker:test" || ptr.Deref(dep.Spec.Replicas, -1) != 1 {
+		t.Errorf("image %s replicas %v", c.Image, dep.Spec.Replicas)
+	}
+	for name, want := range map[string]string{"DUROXIDE_POSTGRES_SCHEMA": p.schema, "DUROXIDE_LOCK_TIMEOUT": "45s", "DUROXIDE_POOL": "pool"} {
+		if got := envValue(dep, name); got != want {
+			t.Errorf("env %s = %q, want %q", name, got, want)
+		}
+	}
+	for _, e := range c.Env {
+		if e.Name == "DUROXIDE_POSTGRES_URL" && (e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Name != "pg" || e.ValueFrom.SecretKeyRef.Key != "url") {
+			t.Errorf("connection string env %+v, want a reference to secret pg key url", e)
+		}
+	}
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe == nil {
+		t.Errorf("probes %+v %+v", c.ReadinessProbe, c.LivenessProbe)
+	}
+	if len(dep.OwnerReferences) != 1 || dep.OwnerReferences[0].UID != pool.UID || !ptr.Deref(dep.OwnerReferences[0].Controller, false) {
+		t.Errorf("owner references %+v", dep.OwnerReferences)
+	}
+	got := waitForPool(t, key(pool), func(p *v1.WorkerPool) bool {
+		return poolCondition(p, "StoreReachable", metav1.ConditionTrue, "Connected") && p.Status.Instances != nil
+	})
+	if got.Status.Selector != "duroxide.io/pool=pool" || got.Status.QueueDepths == nil {
+		t.Errorf("pool status %+v", got.Status)
+	}
+}
+
+// The pool's store status counts its instances.
+func TestWorkerPoolCountsInstances(t *testing.T) {
+	p := newPool(t)
+	o := p.orchestration("one", "Hello", "counts")
+	create(t, o)
+	waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
+	waitForPool(t, types.NamespacedName{Namespace: p.ns, Name: p.name}, func(wp *v1.WorkerPool) bool {
+		return wp.Status.Instances != nil && wp.Status.Instances.Completed == 1
+	})
+}
+
+// `kubectl scale` (the scale subresource) and spec edits resize the Deployment.
+func TestWorkerPoolScales(t *testing.T) {
+	p := newPool(t)
+	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
+	scale := &autoscalingv1.Scale{}
+	if err := k8s.SubResource("scale").Get(t.Context(), pool, scale); err != nil {
+		t.Fatalf("get scale: %v", err)
+	}
+	scale.Spec.Replicas = 3
+	if err := k8s.SubResource("scale").Update(t.Context(), pool, client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("scale to 3: %v", err)
+	}
+	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 3 })
+	if err := k8s.Get(t.Context(), key(pool), pool); err != nil {
+		t.Fatal(err)
+	}
+	pool.Spec.Replicas = ptr.To[int32](0)
+	if err := k8s.Update(t.Context(), pool); err != nil {
+		t.Fatalf("scale to 0: %v", err)
+	}
+	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 0 })
+	// Someone scaling the Deployment itself is put back: the pool decides.
+	dep := waitForDeployment(t, p, func(*appsv1.Deployment) bool { return true })
+	dep.Spec.Replicas = ptr.To[int32](5)
+	if err := k8s.Update(t.Context(), dep); err != nil {
+		t.Fatalf("scale deployment: %v", err)
+	}
+	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 0 })
+}
+
+func waitForDeployment(t *testing.T, p *testPool, ok func(*appsv1.Deployment) bool) *appsv1.Deployment {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	d := &appsv1.Deployment{}
+	for {
+		err := k8s.Get(t.Context(), types.NamespacedName{Namespace: p.ns, Name: p.name}, d)
+		if err == nil && ok(d) {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("deployment %s/%s: timed out (err=%v, replicas=%v)", p.ns, p.name, err, d.Spec.Replicas)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func waitForPool(t *testing.T, k types.NamespacedName, ok func(*v1.WorkerPool) bool) *v1.WorkerPool {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	wp := &v1.WorkerPool{}
+	for {
+		err := k8s.Get(t.Context(), k, wp)
+		if err == nil && ok(wp) {
+			return wp
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pool %s: timed out (err=%v, status=%+v)", k, err, wp.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func poolCondition(p *v1.WorkerPool, typ string, status metav1.ConditionStatus, reason string) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == typ && c.Status == status && (reason == "" || c.Reason == reason) {
+			return true
+		}
+	}
+	return false
+}
+
+func envValue(d *appsv1.Deployment, name string) string {
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
