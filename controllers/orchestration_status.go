@@ -216,7 +216,9 @@ func setCondition(o *v1.Orchestration, typ string, status metav1.ConditionStatus
 		Message: message, ObservedGeneration: o.Generation})
 }
 
-func removeCondition(o *v1.Orchestration, typ string) { meta.RemoveStatusCondition(&o.Status.Conditions, typ) }
+func removeCondition(o *v1.Orchestration, typ string) {
+	meta.RemoveStatusCondition(&o.Status.Conditions, typ)
+}
 
 func findCondition(o *v1.Orchestration, typ string) *metav1.Condition {
 	return meta.FindStatusCondition(o.Status.Conditions, typ)

@@ -50,7 +50,9 @@ func poolLabels(pool *v1.WorkerPool) map[string]string {
 
 // poolSelector selects the pool's pods; it never changes, as a Deployment's
 // selector cannot.
-func poolSelector(pool *v1.WorkerPool) map[string]string { return map[string]string{LabelPool: pool.Name} }
+func poolSelector(pool *v1.WorkerPool) map[string]string {
+	return map[string]string{LabelPool: pool.Name}
+}
 
 // desiredDeployment is the Deployment the pool owns, as a server-side apply
 // configuration: only the fields the operator sets are sent and owned, so
