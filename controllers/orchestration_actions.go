@@ -37,7 +37,6 @@ func (r *OrchestrationReconciler) start(ctx context.Context, o *v1.Orchestration
 	o.Status.InputDigest = inputDigest(o)
 	o.Status.Phase = v1.PhasePending
 	setCondition(o, CondRunning, metav1.ConditionFalse, "Pending", "started; waiting for a worker of pool "+o.Spec.WorkerPool+" to run the first turn")
-	r.Recorder.Eventf(o, nil, "Normal", "Started", "Start", "started instance %q of %s", id, o.Spec.Orchestration)
 	return nil
 }
 

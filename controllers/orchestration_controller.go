@@ -27,10 +27,12 @@ const Finalizer = "duroxide.io/instance"
 // store, raises its events, terminates it on request and mirrors the instance
 // into the object's status.
 type OrchestrationReconciler struct {
-	Client   client.Client
-	Stores   *Stores
-	Recorder events.EventRecorder
-	Limits   StatusLimits
+	Client client.Client
+	// APIReader reads past the cache, after a status write lost a race.
+	APIReader client.Reader
+	Stores    *Stores
+	Recorder  events.EventRecorder
+	Limits    StatusLimits
 	// Resync is how often a running instance is re-read without a change
 	// report, the fallback for a missed one (default 30s).
 	Resync time.Duration
@@ -83,16 +85,35 @@ func (r *OrchestrationReconciler) Reconcile(ctx context.Context, req reconcile.R
 			return reconcile.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 	}
-	before := o.Status.DeepCopy()
-	result, err := r.sync(ctx, o)
-	raced, uerr := r.updateStatus(ctx, o, before)
-	if uerr != nil {
-		return reconcile.Result{}, uerr
+	return r.syncAndWrite(ctx, o)
+}
+
+// syncAndWrite syncs the instance and writes the status. A write that loses
+// a race (the cache served an older object) is repeated once on a fresh read
+// from the API server; the work is idempotent, so repeating it is safe.
+func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+	for attempt := 0; ; attempt++ {
+		before := o.Status.DeepCopy()
+		result, err := r.sync(ctx, o)
+		raced, uerr := r.updateStatus(ctx, o, before)
+		if uerr != nil {
+			return reconcile.Result{}, uerr
+		}
+		if !raced {
+			return result, err
+		}
+		if attempt > 0 {
+			return reconcile.Result{RequeueAfter: raceRetry}, nil
+		}
+		fresh := &v1.Orchestration{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), fresh); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		if !fresh.DeletionTimestamp.IsZero() {
+			return r.finalize(ctx, fresh)
+		}
+		o = fresh
 	}
-	if raced {
-		return reconcile.Result{RequeueAfter: raceRetry}, nil
-	}
-	return result, err
 }
 
 // raceRetry is the pause before repeating a reconcile whose status write lost

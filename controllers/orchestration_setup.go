@@ -6,10 +6,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -57,7 +60,7 @@ func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl
 		For(&v1.Orchestration{}, builder.WithPredicates(specOrDeletionChanged())).
 		Watches(&v1.WorkerPool{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfPool),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.Channel(r.changes, &handler.TypedEnqueueRequestForObject[*v1.Orchestration]{})).
+		WatchesRawSource(source.Channel(r.changes, storeChangeHandler())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Complete(r)
 }
@@ -86,6 +89,31 @@ func specOrDeletionChanged() predicate.Predicate {
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
 				!e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+	}
+}
+
+// storeChangePriority ranks reconciles caused by a store's change reports
+// above others (creations, resyncs): under a burst of new Orchestrations, the
+// status of finished instances would otherwise wait behind every start.
+const storeChangePriority = 1
+
+// storeChangeDelay lets the changes of a short turn sequence (Running, then
+// Completed a few milliseconds later) coalesce into one reconcile and one
+// status write instead of two.
+const storeChangeDelay = 200 * time.Millisecond
+
+// storeChangeHandler enqueues the Orchestration a store change is about,
+// with storeChangePriority when the queue has priorities.
+func storeChangeHandler() handler.TypedEventHandler[*v1.Orchestration, reconcile.Request] {
+	return handler.TypedFuncs[*v1.Orchestration, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[*v1.Orchestration], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Object.Namespace, Name: e.Object.Name}}
+			if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+				pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(storeChangePriority), After: storeChangeDelay}, req)
+				return
+			}
+			q.AddAfter(req, storeChangeDelay)
 		},
 	}
 }

@@ -35,7 +35,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	if err := mgr.Add(stores); err != nil {
 		return nil, fmt.Errorf("add store manager: %w", err)
 	}
-	orch := &OrchestrationReconciler{Client: mgr.GetClient(), Stores: stores,
+	orch := &OrchestrationReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Stores: stores,
 		Recorder: mgr.GetEventRecorder("duroxide-operator"), Limits: cfg.Limits, Resync: cfg.Resync}
 	if err := orch.SetupWithManager(ctx, mgr, cfg.OrchestrationConcurrency); err != nil {
 		return nil, fmt.Errorf("set up orchestration controller: %w", err)

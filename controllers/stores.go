@@ -23,10 +23,10 @@ import (
 // connection string comes from the pool's Secret and must not be logged.
 type OpenFunc func(ctx context.Context, connString, schema string) (provider.Provider, error)
 
-// OpenPostgres opens a PostgreSQL store with a small connection pool: the
-// operator only starts, signals and reads instances.
+// OpenPostgres opens a PostgreSQL store. The operator only starts, signals
+// and reads instances: a connection per concurrent reconcile is plenty.
 func OpenPostgres(ctx context.Context, connString, schema string) (provider.Provider, error) {
-	return postgres.Open(ctx, connString, postgres.Options{Schema: schema, MaxConns: 4})
+	return postgres.Open(ctx, connString, postgres.Options{Schema: schema, MaxConns: 10})
 }
 
 // Store is one pool's store as the operator uses it.

@@ -83,7 +83,7 @@ func runWithManager(cfg *rest.Config, m *testing.M) int {
 		OrchestrationConcurrency: 8, Resync: 5 * time.Second, PoolStatusInterval: time.Second,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Open: func(ctx context.Context, dsn, schema string) (provider.Provider, error) {
-			return postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 4, PollInterval: 200 * time.Millisecond})
+			return postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 10, PollInterval: 200 * time.Millisecond})
 		},
 	})
 	if err != nil {
