@@ -18,9 +18,10 @@ build:
 generate:
 	$(GO) run $(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-## manifests: CRDs under config/crd/bases from the API types' markers (controller-gen)
+## manifests: CRDs (config/crd/bases) and the operator's ClusterRole (config/rbac/role.yaml) from the markers (controller-gen)
 manifests:
 	$(GO) run $(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(GO) run $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
 
 ## demo: run every sample orchestration embedded on SQLite and print the results
 demo:

@@ -61,6 +61,7 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // Condition reasons for an unavailable store.
 const (
 	ReasonSecretNotFound   = "SecretNotFound"
+	ReasonSecretUnreadable = "SecretUnreadable"
 	ReasonSecretInvalid    = "SecretInvalid"
 	ReasonStoreUnreachable = "StoreUnreachable"
 )
@@ -190,7 +191,7 @@ func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want sto
 		if apierrors.IsNotFound(err) {
 			return nil, want, &StoreError{Reason: ReasonSecretNotFound, Err: fmt.Errorf("secret %s/%s (the store's connection string) not found", key.Namespace, want.secret)}
 		}
-		return nil, want, &StoreError{Reason: ReasonSecretNotFound, Err: fmt.Errorf("read secret %s/%s: %w", key.Namespace, want.secret, err)}
+		return nil, want, &StoreError{Reason: ReasonSecretUnreadable, Err: fmt.Errorf("read secret %s/%s: %w", key.Namespace, want.secret, err)}
 	}
 	dsn := string(secret.Data[want.key])
 	if dsn == "" {

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -41,11 +43,17 @@ import (
 // gets a schema of its own and an in-process runtime running its workers.
 // `make test` provides both servers.
 var (
-	k8s     client.Client
+	testEnv *envtest.Environment
+	k8s     client.Client // the tests' client: cluster admin
 	restCfg *rest.Config
 	stores  *controllers.Stores
 	pgURL   string
 )
+
+// operatorUser is who the operator runs as in these tests: a user bound to
+// nothing but config/rbac/role.yaml, the ClusterRole generated from the
+// controllers' RBAC markers. A missing permission fails the tests.
+const operatorUser = "duroxide-operator"
 
 func TestMain(m *testing.M) {
 	pgURL = os.Getenv(pgtest.EnvURL)
@@ -54,14 +62,14 @@ func TestMain(m *testing.M) {
 			"or set KUBEBUILDER_ASSETS=$(hack/k8s-binaries.sh) and %s\n", pgtest.EnvURL)
 		os.Exit(1)
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"../config/crd/bases"}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
+	testEnv = &envtest.Environment{CRDDirectoryPaths: []string{"../config/crd/bases"}, ErrorIfCRDPathMissing: true}
+	cfg, err := testEnv.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start envtest:", err)
 		os.Exit(1)
 	}
 	code := runWithManager(cfg, m)
-	if err := env.Stop(); err != nil {
+	if err := testEnv.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop envtest:", err)
 	}
 	os.Exit(code)
@@ -72,7 +80,17 @@ func runWithManager(cfg *rest.Config, m *testing.M) int {
 	restCfg.QPS, restCfg.Burst = 500, 1000
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
 	scheme := testScheme()
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Scheme: scheme,
+	var err error
+	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
+	}
+	operatorCfg, err := operatorConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "operator user:", err)
+		return 1
+	}
+	mgr, err := ctrl.NewManager(operatorCfg, ctrl.Options{Scheme: scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "manager:", err)
@@ -93,16 +111,42 @@ func runWithManager(cfg *rest.Config, m *testing.M) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
-	code := 1
-	if err == nil {
-		code = m.Run()
-	}
+	code := m.Run()
 	cancel()
 	if err := <-done; err != nil {
 		fmt.Fprintln(os.Stderr, "manager:", err)
 	}
 	return code
+}
+
+// operatorConfig binds the generated ClusterRole to operatorUser and returns
+// a client configuration authenticating as that user.
+func operatorConfig() (*rest.Config, error) {
+	raw, err := os.ReadFile("../config/rbac/role.yaml")
+	if err != nil {
+		return nil, err
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.Unmarshal(raw, role); err != nil {
+		return nil, fmt.Errorf("decode role.yaml: %w", err)
+	}
+	ctx := context.Background()
+	if err := k8s.Create(ctx, role); err != nil {
+		return nil, fmt.Errorf("create role: %w", err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "duroxide-operator-test"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: operatorUser}}}
+	if err := k8s.Create(ctx, binding); err != nil {
+		return nil, fmt.Errorf("bind role: %w", err)
+	}
+	user, err := testEnv.AddUser(envtest.User{Name: operatorUser}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg := user.Config()
+	cfg.QPS, cfg.Burst = 500, 1000
+	return cfg, nil
 }
 
 func zapLevel() zapcore.Level {
@@ -114,7 +158,7 @@ func zapLevel() zapcore.Level {
 
 func testScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, eventsv1.AddToScheme,
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, eventsv1.AddToScheme, rbacv1.AddToScheme,
 		autoscalingv1.AddToScheme, v1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
@@ -152,13 +196,19 @@ func newPoolIn(t *testing.T, ns string, opts ...func(*dxruntime.Options)) *testP
 		_ = p.store.DropSchema(context.Background())
 	})
 	p.client = dxruntime.NewClient(p.store)
-	ro := dxruntime.Options{OrchestrationConcurrency: 8, ActivityConcurrency: 16, MaxAttempts: 2,
-		RetryBackoff: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	ro := workerOptions()
 	for _, o := range opts {
 		o(&ro)
 	}
 	startWorkers(t, p.store, ro)
 	return p
+}
+
+// workerOptions: a small poison limit, so an unregistered orchestration
+// fails within the test.
+func workerOptions() dxruntime.Options {
+	return dxruntime.Options{OrchestrationConcurrency: 8, ActivityConcurrency: 16, MaxAttempts: 2,
+		RetryBackoff: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
 }
 
 func startWorkers(t *testing.T, store *postgres.Provider, opts dxruntime.Options) {

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"--leader-elect", "--kube-api-qps=50", "--resync=1m", "--max-output-bytes=100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.leaderElect || o.qps != 50 || o.burst != 400 || o.resync != time.Minute || o.limits.Output != 100 {
+		t.Fatalf("parsed %+v", o)
+	}
+	for _, bad := range [][]string{{"--kube-api-qps=0"}, {"--orchestration-concurrency=-1"}, {"--no-such-flag"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%s: accepted", strings.Join(bad, " "))
+		}
+	}
+}
