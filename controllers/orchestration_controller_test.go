@@ -206,7 +206,7 @@ func TestDeletionPolicies(t *testing.T) {
 func TestTTLDeletesFinished(t *testing.T) {
 	p := newPool(t)
 	o := p.orchestration("short-lived", "Hello", "TTL")
-	o.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
+	o.Spec.TTLSecondsAfterFinished = ptr.To[int32](2)
 	create(t, o)
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
 	if done.Status.Output != `"Hello, TTL!"` {

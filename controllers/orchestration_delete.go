@@ -120,7 +120,9 @@ func (r *OrchestrationReconciler) expireAfterTTL(ctx context.Context, o *v1.Orch
 	if ttl == nil || o.Status.CompletionTime == nil {
 		return reconcile.Result{}, nil
 	}
-	left := time.Until(o.Status.CompletionTime.Add(time.Duration(*ttl) * time.Second))
+	// CompletionTime keeps whole seconds (cut, not rounded): the extra second
+	// makes sure the object never goes before its TTL has passed.
+	left := time.Until(o.Status.CompletionTime.Add(time.Duration(*ttl)*time.Second + time.Second))
 	if left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}

@@ -117,6 +117,13 @@ func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 	} else {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Connected", "the store is reachable"
 	}
+	if old := meta.FindStatusCondition(pool.Status.Conditions, CondStoreReachable); old == nil || old.Status != cond.Status {
+		kind := "Normal"
+		if cond.Status == metav1.ConditionFalse {
+			kind = "Warning"
+		}
+		r.Recorder.Eventf(pool, nil, kind, cond.Reason, "CheckStore", "%s", cond.Message)
+	}
 	meta.SetStatusCondition(&pool.Status.Conditions, cond)
 }
 
