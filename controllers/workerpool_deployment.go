@@ -12,19 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
-)
-
-// Worker environment: the names the worker library reads its settings from.
-const (
-	EnvPool                     = "DUROXIDE_POOL"
-	EnvPostgresURL              = "DUROXIDE_POSTGRES_URL"
-	EnvPostgresSchema           = "DUROXIDE_POSTGRES_SCHEMA"
-	EnvOrchestrationConcurrency = "DUROXIDE_ORCHESTRATION_CONCURRENCY"
-	EnvActivityConcurrency      = "DUROXIDE_ACTIVITY_CONCURRENCY"
-	EnvLockTimeout              = "DUROXIDE_LOCK_TIMEOUT"
-	EnvHealthAddr               = "DUROXIDE_HEALTH_ADDR"
-	EnvMetricsAddr              = "DUROXIDE_METRICS_ADDR"
-	EnvWorkerID                 = "DUROXIDE_WORKER_ID"
+	"github.com/duroxide/duroxide-go/worker"
 )
 
 // Ports the worker serves on.
@@ -105,28 +93,28 @@ func workerContainer(pool *v1.WorkerPool) *corev1ac.ContainerApplyConfiguration 
 			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")))
 }
 
-// workerEnv passes the pool's settings to the worker. The connection string
-// is a reference to the Secret, never its value.
+// workerEnv passes the pool's settings to the worker (package worker reads
+// them). The connection string is a reference to the Secret, never its value.
 func workerEnv(pool *v1.WorkerPool) []*corev1ac.EnvVarApplyConfiguration {
 	cfg := configOf(pool)
 	env := []*corev1ac.EnvVarApplyConfiguration{
-		corev1ac.EnvVar().WithName(EnvPool).WithValue(pool.Name),
-		corev1ac.EnvVar().WithName(EnvPostgresURL).WithValueFrom(corev1ac.EnvVarSource().
+		corev1ac.EnvVar().WithName(worker.EnvPool).WithValue(pool.Name),
+		corev1ac.EnvVar().WithName(worker.EnvPostgresURL).WithValueFrom(corev1ac.EnvVarSource().
 			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(cfg.secret).WithKey(cfg.key))),
-		corev1ac.EnvVar().WithName(EnvPostgresSchema).WithValue(cfg.schema),
-		corev1ac.EnvVar().WithName(EnvWorkerID).WithValueFrom(corev1ac.EnvVarSource().
+		corev1ac.EnvVar().WithName(worker.EnvPostgresSchema).WithValue(cfg.schema),
+		corev1ac.EnvVar().WithName(worker.EnvWorkerID).WithValueFrom(corev1ac.EnvVarSource().
 			WithFieldRef(corev1ac.ObjectFieldSelector().WithFieldPath("metadata.name"))),
-		corev1ac.EnvVar().WithName(EnvHealthAddr).WithValue(":" + strconv.Itoa(healthPort)),
-		corev1ac.EnvVar().WithName(EnvMetricsAddr).WithValue(":" + strconv.Itoa(metricsPort)),
+		corev1ac.EnvVar().WithName(worker.EnvHealthAddr).WithValue(":" + strconv.Itoa(healthPort)),
+		corev1ac.EnvVar().WithName(worker.EnvMetricsAddr).WithValue(":" + strconv.Itoa(metricsPort)),
 	}
 	if c := pool.Spec.OrchestrationConcurrency; c != nil {
-		env = append(env, corev1ac.EnvVar().WithName(EnvOrchestrationConcurrency).WithValue(strconv.Itoa(int(*c))))
+		env = append(env, corev1ac.EnvVar().WithName(worker.EnvOrchestrationConcurrency).WithValue(strconv.Itoa(int(*c))))
 	}
 	if c := pool.Spec.ActivityConcurrency; c != nil {
-		env = append(env, corev1ac.EnvVar().WithName(EnvActivityConcurrency).WithValue(strconv.Itoa(int(*c))))
+		env = append(env, corev1ac.EnvVar().WithName(worker.EnvActivityConcurrency).WithValue(strconv.Itoa(int(*c))))
 	}
 	if d := pool.Spec.LockTimeout; d != nil {
-		env = append(env, corev1ac.EnvVar().WithName(EnvLockTimeout).WithValue(d.Duration.String()))
+		env = append(env, corev1ac.EnvVar().WithName(worker.EnvLockTimeout).WithValue(d.Duration.String()))
 	}
 	return env
 }

@@ -1,0 +1,169 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// Worker is one worker process of a pool.
+type Worker struct {
+	reg    *runtime.Registry
+	cfg    Config
+	logger *slog.Logger
+	// Open opens the store (default: postgres.Open with the config's URL and schema).
+	Open func(ctx context.Context) (provider.Provider, error)
+
+	ready     atomic.Bool
+	store     atomic.Pointer[provider.Provider]
+	listening chan struct{}
+	health    net.Addr
+	metrics   net.Addr
+}
+
+// New returns a worker for reg's orchestrations and activities.
+func New(reg *runtime.Registry, cfg Config, logger *slog.Logger) *Worker {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg = cfg.withDefaults()
+	w := &Worker{reg: reg, cfg: cfg, logger: logger, listening: make(chan struct{})}
+	w.Open = func(ctx context.Context) (provider.Provider, error) {
+		return postgres.Open(ctx, cfg.PostgresURL, postgres.Options{Schema: cfg.Schema, Logger: logger})
+	}
+	return w
+}
+
+// Run runs the worker until ctx ends (SIGTERM), then drains: no new work is
+// fetched, in-flight activities get DrainTimeout to finish, and what is still
+// running then is handed back to the store so another worker takes it at once.
+func Run(ctx context.Context, reg *runtime.Registry, cfg Config, logger *slog.Logger) error {
+	return New(reg, cfg, logger).Run(ctx)
+}
+
+// Run: see the package function Run.
+func (w *Worker) Run(ctx context.Context) error {
+	stopServers, err := w.serve()
+	if err != nil {
+		return err
+	}
+	defer stopServers()
+	p, err := w.openStore(ctx)
+	if err != nil {
+		return err // ctx ended before the store was reachable: nothing to drain
+	}
+	defer func() { _ = p.Close() }()
+	w.store.Store(&p)
+	rt := runtime.New(p, w.reg, w.runtimeOptions())
+	if err := rt.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start dispatchers: %w", err)
+	}
+	w.ready.Store(true)
+	w.logger.Info("worker ready", "pool", w.cfg.Pool, "worker", w.cfg.WorkerID, "schema", w.cfg.Schema)
+	<-ctx.Done()
+	w.ready.Store(false)
+	w.logger.Info("draining", "timeout", w.cfg.DrainTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), w.cfg.DrainTimeout+5*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		return fmt.Errorf("drain: %w", err)
+	}
+	w.logger.Info("drained")
+	return nil
+}
+
+func (w *Worker) runtimeOptions() runtime.Options {
+	return runtime.Options{
+		OrchestrationConcurrency: w.cfg.OrchestrationConcurrency,
+		ActivityConcurrency:      w.cfg.ActivityConcurrency,
+		OrchestrationLockTimeout: w.cfg.LockTimeout,
+		ActivityLockTimeout:      w.cfg.LockTimeout,
+		DrainTimeout:             w.cfg.DrainTimeout,
+		Logger:                   w.logger,
+	}
+}
+
+// openStore retries until the store is reachable or ctx ends: a database
+// that is briefly away keeps the pod alive but not ready, instead of in a
+// crash loop.
+func (w *Worker) openStore(ctx context.Context) (provider.Provider, error) {
+	backoff := time.Second
+	for {
+		p, err := w.Open(ctx)
+		if err == nil {
+			return p, nil
+		}
+		w.logger.Warn("store not reachable; retrying", "error", err.Error(), "retryIn", backoff.String())
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("open store: %w (last error: %v)", ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 30*time.Second)
+	}
+}
+
+// serve starts the health and metrics endpoints.
+func (w *Worker) serve() (stop func(), err error) {
+	hl, err := net.Listen("tcp", w.cfg.HealthAddr)
+	if err != nil {
+		return nil, fmt.Errorf("health endpoint %s: %w", w.cfg.HealthAddr, err)
+	}
+	w.health = hl.Addr()
+	servers := []*http.Server{{Handler: w.healthHandler(), ReadHeaderTimeout: 5 * time.Second}}
+	listeners := []net.Listener{hl}
+	if w.cfg.MetricsAddr != "0" {
+		ml, err := net.Listen("tcp", w.cfg.MetricsAddr)
+		if err != nil {
+			_ = hl.Close()
+			return nil, fmt.Errorf("metrics endpoint %s: %w", w.cfg.MetricsAddr, err)
+		}
+		w.metrics = ml.Addr()
+		servers = append(servers, &http.Server{Handler: w.metricsHandler(), ReadHeaderTimeout: 5 * time.Second})
+		listeners = append(listeners, ml)
+	}
+	for i, s := range servers {
+		go func() {
+			if err := s.Serve(listeners[i]); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				w.logger.Error("endpoint stopped", "addr", listeners[i].Addr().String(), "error", err.Error())
+			}
+		}()
+	}
+	close(w.listening)
+	return func() {
+		for _, s := range servers {
+			_ = s.Close()
+		}
+	}, nil
+}
+
+// Addrs returns the health and metrics addresses once they listen (metrics
+// is nil when disabled); it blocks until then.
+func (w *Worker) Addrs() (health, metrics net.Addr) {
+	<-w.listening
+	return w.health, w.metrics
+}
+
+func (w *Worker) healthHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) {
+		_, _ = rw.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, _ *http.Request) {
+		if !w.ready.Load() {
+			http.Error(rw, "not ready: connecting to the store or draining", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = rw.Write([]byte("ok\n"))
+	})
+	return mux
+}

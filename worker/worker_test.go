@@ -1,0 +1,148 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/runtime"
+	"github.com/duroxide/duroxide-go/worker"
+)
+
+type slowInput struct {
+	Hold time.Duration `json:"hold"`
+}
+
+// A worker on a real PostgreSQL store: not ready until its dispatchers run,
+// runs an instance, exports metrics, and on cancellation (SIGTERM) lets the
+// in-flight activity finish before it returns.
+func TestWorkerRunsReportsAndDrains(t *testing.T) {
+	store := pgtest.Open(t)
+	var finished atomic.Int32
+	started := make(chan struct{}, 1)
+	reg := runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "Slow", func(ctx context.Context, in slowInput) (string, error) {
+		started <- struct{}{}
+		time.Sleep(in.Hold)
+		finished.Add(1)
+		return "done", nil
+	})
+	runtime.RegisterOrchestration(reg, "UsesSlow", func(ctx *runtime.OrchestrationContext, in slowInput) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("Slow", in))
+	})
+	cfg := worker.Config{Pool: "p", Schema: store.Schema(), HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
+		DrainTimeout: 10 * time.Second}
+	w := worker.New(reg, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	opened := make(chan struct{})
+	w.Open = func(ctx context.Context) (provider.Provider, error) {
+		<-opened // hold the store back: the worker must not be ready yet
+		return pgtest.OpenSchema(t, store.Schema()), nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	health, metrics := w.Addrs()
+	if code := get(t, "http://"+health.String()+"/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("readyz before the store opened: %d, want 503", code)
+	}
+	if code := get(t, "http://"+health.String()+"/healthz"); code != http.StatusOK {
+		t.Fatalf("healthz: %d", code)
+	}
+	close(opened)
+	waitReady(t, "http://"+health.String()+"/readyz")
+
+	c := runtime.NewClient(store)
+	if err := c.Start(t.Context(), "quick", "UsesSlow", slowInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.Wait(t.Context(), "quick", time.Minute); err != nil || st.Output != `"done"` {
+		t.Fatalf("quick instance: %+v %v", st, err)
+	}
+	<-started
+	body := fetch(t, "http://"+metrics.String()+"/metrics")
+	for _, want := range []string{"duroxide_worker_ready 1", `duroxide_instances{status="completed"} 1`, `duroxide_queue_depth{queue="worker"}`, "go_goroutines"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+
+	if err := c.Start(t.Context(), "slow", "UsesSlow", slowInput{Hold: 500 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	<-started // the activity is in flight
+	cancel()  // SIGTERM
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if n := finished.Load(); n != 2 {
+		t.Fatalf("%d activities finished before Run returned, want 2 (the in-flight one drained)", n)
+	}
+	// The drained activity's result was committed: a new worker completes the instance.
+	w2 := worker.New(reg, worker.Config{Schema: store.Schema(), HealthAddr: "127.0.0.1:0", MetricsAddr: "0"}, nil)
+	w2.Open = func(context.Context) (provider.Provider, error) { return pgtest.OpenSchema(t, store.Schema()), nil }
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	done2 := make(chan error, 1)
+	go func() { done2 <- w2.Run(ctx2) }()
+	defer func() { cancel2(); <-done2 }()
+	if st, err := c.Wait(t.Context(), "slow", time.Minute); err != nil || st.Output != `"done"` {
+		t.Fatalf("slow instance: %+v %v", st, err)
+	}
+	if n := finished.Load(); n != 2 {
+		t.Fatalf("the drained activity ran again: %d runs", n)
+	}
+}
+
+// A worker whose context ends before the store is reachable returns an error
+// that says so, without the connection string.
+func TestWorkerGivesUpWhenStoppedBeforeConnecting(t *testing.T) {
+	cfg := worker.Config{PostgresURL: "postgres://u:s3cret@127.0.0.1:1/x?connect_timeout=1", Schema: "x",
+		HealthAddr: "127.0.0.1:0", MetricsAddr: "0"}
+	w := worker.New(runtime.NewRegistry(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	err := w.Run(ctx)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+func get(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+func fetch(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for get(t, url) != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("worker never became ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
