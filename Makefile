@@ -6,13 +6,27 @@ CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build binaries images demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
 ## build: compile every package and the binaries under cmd/
 build:
 	$(GO) build ./...
+
+IMAGE_TAG ?= dev
+OPERATOR_IMAGE ?= duroxide/operator:$(IMAGE_TAG)
+WORKER_IMAGE   ?= duroxide/sample-worker:$(IMAGE_TAG)
+
+## binaries: static linux binaries of the operator and the sample worker in bin/
+binaries:
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/manager ./cmd/manager
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/sample-worker ./cmd/sample-worker
+
+## images: FROM-scratch image tarballs of both (bin/images/*.tar; no Docker needed)
+images: binaries
+	$(GO) run ./hack/imagebuild -binary $(BIN)/manager -tag $(OPERATOR_IMAGE) -out $(BIN)/images/operator.tar
+	$(GO) run ./hack/imagebuild -binary $(BIN)/sample-worker -tag $(WORKER_IMAGE) -out $(BIN)/images/sample-worker.tar
 
 ## generate: deepcopy methods of the API types (controller-gen)
 generate:

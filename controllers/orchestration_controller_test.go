@@ -92,10 +92,9 @@ func TestCustomStatusAndLateEvent(t *testing.T) {
 	if !conditionIs("Running", metav1.ConditionTrue, "Running")(got) {
 		t.Errorf("running conditions %+v", got.Status.Conditions)
 	}
-	got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "approval", Data: js(samples.Decision{Approved: false, By: "bob"})})
-	if err := k8s.Update(t.Context(), got); err != nil {
-		t.Fatalf("append event: %v", err)
-	}
+	change(t, got, func() {
+		got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "approval", Data: js(samples.Decision{Approved: false, By: "bob"})})
+	})
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
 	if done.Status.Output != `"po-1: rejected by bob"` || !strings.Contains(done.Status.CustomStatus, `"result":"rejected"`) {
 		t.Errorf("output %s custom status %s", done.Status.Output, done.Status.CustomStatus)
@@ -114,15 +113,9 @@ func TestEventsReachTheInstanceOnce(t *testing.T) {
 	got := waitFor(t, key(o), "three events received", func(o *v1.Orchestration) bool {
 		return o.Status.EventsRaised == 3 && strings.Contains(o.Status.CustomStatus, `"received":3`)
 	})
-	got.Status.EventsRaised = 0 // forget: the next reconcile raises a, b and c again
-	if err := k8s.Status().Update(t.Context(), got); err != nil {
-		t.Fatalf("reset eventsRaised: %v", err)
-	}
-	got = waitFor(t, key(o), "status reset", func(o *v1.Orchestration) bool { return true })
-	got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "d", Data: js("4")})
-	if err := k8s.Update(t.Context(), got); err != nil {
-		t.Fatalf("append event d: %v", err)
-	}
+	// Forget: the next reconcile raises a, b and c again.
+	changeStatus(t, got, func() { got.Status.EventsRaised = 0 })
+	change(t, got, func() { got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "d", Data: js("4")}) })
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
 	if done.Status.Output != `["1","2","3","4"]` || done.Status.EventsRaised != 4 {
 		t.Fatalf("output %s eventsRaised %d", done.Status.Output, done.Status.EventsRaised)
@@ -148,10 +141,7 @@ func TestTerminate(t *testing.T) {
 	o := p.orchestration("wait", "Approval", samples.ApprovalRequest{Item: "x", Timeout: 10 * 60e9})
 	create(t, o)
 	got := waitFor(t, key(o), "Running", phaseIs(v1.PhaseRunning))
-	got.Spec.Terminate = "no longer needed"
-	if err := k8s.Update(t.Context(), got); err != nil {
-		t.Fatalf("set terminate: %v", err)
-	}
+	change(t, got, func() { got.Spec.Terminate = "no longer needed" })
 	done := waitFor(t, key(o), "Terminated", phaseIs(v1.PhaseTerminated))
 	if done.Status.Failure == nil || !strings.Contains(done.Status.Failure.Message, "no longer needed") {
 		t.Errorf("failure %+v", done.Status.Failure)
@@ -248,10 +238,7 @@ func TestInputChangeIsReported(t *testing.T) {
 	o := p.orchestration("edit", "Approval", samples.ApprovalRequest{Item: "first", Timeout: 10 * 60e9})
 	create(t, o)
 	got := waitFor(t, key(o), "Running", phaseIs(v1.PhaseRunning))
-	got.Spec.Input = js(samples.ApprovalRequest{Item: "second", Timeout: 10 * 60e9})
-	if err := k8s.Update(t.Context(), got); err != nil {
-		t.Fatalf("edit input: %v", err)
-	}
+	change(t, got, func() { got.Spec.Input = js(samples.ApprovalRequest{Item: "second", Timeout: 10 * 60e9}) })
 	waitFor(t, key(o), "InputChanged", conditionIs("InputChanged", metav1.ConditionTrue, "InputImmutable"))
 	if !strings.Contains(got.Status.CustomStatus, `"item":"first"`) {
 		t.Errorf("custom status %s: the instance should keep its input", got.Status.CustomStatus)

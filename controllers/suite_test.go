@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -321,4 +322,35 @@ func conditionIs(typ string, status metav1.ConditionStatus, reason string) func(
 func describe(o *v1.Orchestration) string {
 	b, _ := json.Marshal(o.Status)
 	return string(b)
+}
+
+// change applies mutate to a fresh copy of obj and updates it, again on a
+// conflict: the operator writes the same objects' status concurrently.
+func change(t *testing.T, obj client.Object, mutate func()) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(t.Context(), key(obj), obj); err != nil {
+			return err
+		}
+		mutate()
+		return k8s.Update(t.Context(), obj)
+	})
+	if err != nil {
+		t.Fatalf("update %s: %v", key(obj), err)
+	}
+}
+
+// changeStatus is change for the status subresource.
+func changeStatus(t *testing.T, obj client.Object, mutate func()) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(t.Context(), key(obj), obj); err != nil {
+			return err
+		}
+		mutate()
+		return k8s.Status().Update(t.Context(), obj)
+	})
+	if err != nil {
+		t.Fatalf("update status of %s: %v", key(obj), err)
+	}
 }

@@ -22,11 +22,10 @@ func TestWorkerPoolDeployment(t *testing.T) {
 	if err := k8s.Get(t.Context(), types.NamespacedName{Namespace: p.ns, Name: p.name}, pool); err != nil {
 		t.Fatal(err)
 	}
-	pool.Spec.OrchestrationConcurrency = ptr.To[int32](4)
-	pool.Spec.LockTimeout = &metav1.Duration{Duration: 45 * time.Second}
-	if err := k8s.Update(t.Context(), pool); err != nil {
-		t.Fatalf("update pool: %v", err)
-	}
+	change(t, pool, func() {
+		pool.Spec.OrchestrationConcurrency = ptr.To[int32](4)
+		pool.Spec.LockTimeout = &metav1.Duration{Duration: 45 * time.Second}
+	})
 	dep := waitForDeployment(t, p, func(d *appsv1.Deployment) bool {
 		return envValue(d, "DUROXIDE_ORCHESTRATION_CONCURRENCY") == "4"
 	})
@@ -82,20 +81,11 @@ func TestWorkerPoolScales(t *testing.T) {
 		t.Fatalf("scale to 3: %v", err)
 	}
 	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 3 })
-	if err := k8s.Get(t.Context(), key(pool), pool); err != nil {
-		t.Fatal(err)
-	}
-	pool.Spec.Replicas = ptr.To[int32](0)
-	if err := k8s.Update(t.Context(), pool); err != nil {
-		t.Fatalf("scale to 0: %v", err)
-	}
+	change(t, pool, func() { pool.Spec.Replicas = ptr.To[int32](0) })
 	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 0 })
 	// Someone scaling the Deployment itself is put back: the pool decides.
 	dep := waitForDeployment(t, p, func(*appsv1.Deployment) bool { return true })
-	dep.Spec.Replicas = ptr.To[int32](5)
-	if err := k8s.Update(t.Context(), dep); err != nil {
-		t.Fatalf("scale deployment: %v", err)
-	}
+	change(t, dep, func() { dep.Spec.Replicas = ptr.To[int32](5) })
 	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 0 })
 }
 

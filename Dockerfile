@@ -1,0 +1,19 @@
+# For people who build with Docker: `docker build --target operator -t duroxide/operator:dev .`
+# and `--target sample-worker`. `make images` builds the same images without Docker.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/manager ./cmd/manager && \
+    CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/sample-worker ./cmd/sample-worker
+
+FROM scratch AS operator
+COPY --from=build /out/manager /manager
+USER 65532:65532
+ENTRYPOINT ["/manager"]
+
+FROM scratch AS sample-worker
+COPY --from=build /out/sample-worker /sample-worker
+USER 65532:65532
+ENTRYPOINT ["/sample-worker"]
