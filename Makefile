@@ -6,7 +6,7 @@ CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build binaries images demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build binaries images test-e2e cluster-up cluster-down demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -27,6 +27,10 @@ binaries:
 images: binaries
 	$(GO) run ./hack/imagebuild -binary $(BIN)/manager -tag $(OPERATOR_IMAGE) -out $(BIN)/images/operator.tar
 	$(GO) run ./hack/imagebuild -binary $(BIN)/sample-worker -tag $(WORKER_IMAGE) -out $(BIN)/images/sample-worker.tar
+
+## test-e2e: the end-to-end test on a single-node cluster of host processes (root; see README)
+test-e2e:
+	hack/e2e.sh
 
 ## generate: deepcopy methods of the API types (controller-gen)
 generate:

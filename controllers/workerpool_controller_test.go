@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -137,4 +139,41 @@ func envValue(d *appsv1.Deployment, name string) string {
 		}
 	}
 	return ""
+}
+
+// The pod template is merged into the worker pods: host network (then no
+// fixed ports or probes), labels, annotations, resources, tolerations, pull
+// policy, and env entries that replace the operator's.
+func TestWorkerPoolPodTemplate(t *testing.T) {
+	p := newPool(t)
+	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
+	change(t, pool, func() {
+		pool.Spec.PodTemplate = &v1.WorkerPodTemplate{
+			Labels: map[string]string{"team": "payments"}, Annotations: map[string]string{"note": "e2e"},
+			HostNetwork: true, ImagePullPolicy: corev1.PullNever,
+			Resources:   &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}},
+			Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}},
+			Env:         []corev1.EnvVar{{Name: "DUROXIDE_DRAIN_TIMEOUT", Value: "5s"}, {Name: "DUROXIDE_POOL", Value: "renamed"}},
+		}
+	})
+	dep := waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return d.Spec.Template.Spec.HostNetwork })
+	spec := dep.Spec.Template.Spec
+	c := spec.Containers[0]
+	if dep.Spec.Template.Labels["team"] != "payments" || dep.Spec.Template.Labels["duroxide.io/pool"] != "pool" ||
+		dep.Spec.Template.Annotations["note"] != "e2e" {
+		t.Errorf("labels %v annotations %v", dep.Spec.Template.Labels, dep.Spec.Template.Annotations)
+	}
+	if spec.DNSPolicy != corev1.DNSClusterFirstWithHostNet || len(spec.Tolerations) != 1 || c.ImagePullPolicy != corev1.PullNever ||
+		c.Resources.Limits.Memory().String() != "64Mi" {
+		t.Errorf("pod spec %+v", spec)
+	}
+	if len(c.Ports) != 0 || c.ReadinessProbe != nil || c.LivenessProbe != nil {
+		t.Errorf("host network pods must not claim fixed ports or probe them: ports %v", c.Ports)
+	}
+	for name, want := range map[string]string{"DUROXIDE_HEALTH_ADDR": "127.0.0.1:0", "DUROXIDE_METRICS_ADDR": "0",
+		"DUROXIDE_DRAIN_TIMEOUT": "5s", "DUROXIDE_POOL": "renamed"} {
+		if got := envValue(dep, name); got != want {
+			t.Errorf("env %s = %q, want %q", name, got, want)
+		}
+	}
 }

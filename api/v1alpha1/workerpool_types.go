@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -51,6 +52,51 @@ type WorkerPoolSpec struct {
 	// LockTimeout is the lease of a turn or activity before another worker may take it over.
 	// +optional
 	LockTimeout *metav1.Duration `json:"lockTimeout,omitempty"`
+	// PodTemplate is merged into the worker pods the operator generates.
+	// +optional
+	PodTemplate *WorkerPodTemplate `json:"podTemplate,omitempty"`
+}
+
+// WorkerPodTemplate holds the pod settings a cluster may need; the operator
+// merges them into the worker pods it generates.
+type WorkerPodTemplate struct {
+	// Labels are added to the pods (the pool's own labels win).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are added to the pods.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// HostNetwork runs the workers in the node's network namespace. Replicas
+	// then share the node's ports: each worker binds its health endpoint to a
+	// free loopback port, the metrics endpoint is off, and no probes are set.
+	// +optional
+	HostNetwork bool `json:"hostNetwork,omitempty"`
+	// NodeSelector constrains the nodes the workers run on.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations of the worker pods.
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// Resources of the worker container.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// Env is added to the worker container; an entry named like one the
+	// operator sets replaces it.
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+	// ImagePullPolicy of the worker container.
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	// ServiceAccountName the workers run as.
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// PriorityClassName of the worker pods.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// TerminationGracePeriodSeconds is how long a stopping worker may drain (default 30).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
 }
 
 // QueueDepths counts queued work in the pool's store.

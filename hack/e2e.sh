@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# End-to-end test on a real single-node cluster (hack/cluster/up.sh), kubectl as the client:
+# operator and sample workers from images built here, PostgreSQL on host loopback.
+#   hack/e2e.sh          (make test-e2e)
+# Everything it starts is stopped on exit, pass or fail; the last lines show no process left.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+t0=$SECONDS
+step() { printf '\n==> %s (%ds)\n' "$*" $((SECONDS - t0)); }
+fail() { echo "E2E FAIL: $*" >&2; exit 1; }
+
+BIN=$(hack/k8s-binaries.sh --cluster)
+export BIN
+step "images"
+make -s images IMAGE_TAG=dev
+
+scratch=$(mktemp -d /tmp/dxe2e.XXXX)
+chmod 755 "$scratch" # the PostgreSQL server runs as user postgres
+run=$scratch/c
+pgdir=$scratch/pg
+cleanup() {
+  local rc=$?
+  step "teardown"
+  if [ $rc -ne 0 ] && [ -d "$run/logs" ]; then
+    echo "--- operator log (tail)"; "$BIN/kubectl" --kubeconfig "$run/kc/admin.kubeconfig" -n duroxide-system logs deploy/duroxide-operator --tail=40 2>/dev/null || true
+  fi
+  hack/cluster/down.sh "$run"
+  hack/test-postgres.sh stop "$pgdir" >/dev/null 2>&1 || true
+  rm -rf "$scratch"
+  left=$(pgrep -a -f "$scratch" || true)
+  if [ -n "$left" ]; then echo "left running:"; echo "$left"; rc=1; else echo "teardown clean: pgrep finds no process of $scratch"; fi
+  exit $rc
+}
+trap cleanup EXIT
+
+step "postgres"
+pgurl=$(hack/test-postgres.sh start "$pgdir")
+psql=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql | tail -1)
+
+step "cluster"
+hack/cluster/up.sh "$run" bin/images/operator.tar bin/images/sample-worker.tar
+export KUBECONFIG=$run/kc/admin.kubeconfig
+k() { "$BIN/kubectl" "$@"; }
+
+step "install CRDs and operator (kustomize: config/e2e)"
+k apply --server-side -k config/e2e >/dev/null
+k -n duroxide-system rollout status deploy/duroxide-operator --timeout=120s
+
+step "worker pool (config/e2e/samples)"
+k create secret generic duroxide-postgres --from-literal=url="$pgurl"
+k apply -k config/e2e/samples
+k rollout status deploy/samples --timeout=120s
+k get pods -l duroxide.io/pool=samples -o wide
+
+step "every sample reaches Succeeded"
+for o in hello chain fanout approval subfanout counter saga retry; do
+  k wait --for=condition=Succeeded "orchestration/$o" --timeout=180s >/dev/null || fail "$o did not succeed: $(k get orchestration "$o" -o jsonpath='{.status}')"
+  printf '%-10s output=%s customStatus=%s\n' "$o" \
+    "$(k get orchestration "$o" -o jsonpath='{.status.output}')" "$(k get orchestration "$o" -o jsonpath='{.status.customStatus}')"
+done
+k get orchestrations
+
+step "raise an event with kubectl patch"
+approval() {
+  cat <<EOT | k apply -f - >/dev/null
+apiVersion: duroxide.io/v1alpha1
+kind: Orchestration
+metadata: {name: $1}
+spec: {workerPool: samples, orchestration: Approval, input: {item: $1, timeout: 600000000000}, deletionPolicy: ${2:-Terminate}}
+EOT
+  k wait --for=condition=Running "orchestration/$1" --timeout=120s >/dev/null
+}
+approval decide-later
+k patch orchestration decide-later --type=json \
+  -p '[{"op":"add","path":"/spec/events","value":[{"name":"approval","data":{"approved":true,"by":"e2e"}}]}]'
+k wait --for=condition=Succeeded orchestration/decide-later --timeout=120s >/dev/null
+out=$(k get orchestration decide-later -o jsonpath='{.status.output}')
+[ "$out" = '"decide-later: approved by e2e"' ] || fail "event: output $out"
+echo "decide-later output=$out"
+
+step "terminate with kubectl patch"
+approval stop-me
+k patch orchestration stop-me --type=merge -p '{"spec":{"terminate":"stopped by e2e"}}'
+k wait --for=jsonpath='{.status.phase}'=Terminated orchestration/stop-me --timeout=120s >/dev/null
+echo "stop-me phase=Terminated failure=$(k get orchestration stop-me -o jsonpath='{.status.failure.message}')"
+
+step "kubectl scale workerpool --replicas=3, then back to 1"
+k scale workerpool samples --replicas=3
+k rollout status deploy/samples --timeout=120s
+k wait --for=jsonpath='{.status.readyReplicas}'=3 workerpool/samples --timeout=120s >/dev/null
+k get pods -l duroxide.io/pool=samples
+k scale workerpool samples --replicas=1
+k wait --for=jsonpath='{.status.replicas}'=1 workerpool/samples --timeout=120s >/dev/null
+for _ in $(seq 1 120); do
+  [ "$(k get pods -l duroxide.io/pool=samples --no-headers 2>/dev/null | wc -l)" = 1 ] && break; sleep 0.5
+done
+k get pods -l duroxide.io/pool=samples
+
+step "200 orchestrations in flight across a worker pod deletion"
+for i in $(seq -w 1 200); do
+  printf -- '---\napiVersion: duroxide.io/v1alpha1\nkind: Orchestration\nmetadata: {name: batch-%s, labels: {e2e: batch}}\n' "$i"
+  printf 'spec: {workerPool: samples, orchestration: Counter, input: {count: 0, limit: 3, tick: 1000000000}, ttlSecondsAfterFinished: 600}\n'
+done | k apply -f - >/dev/null
+sleep 2
+victim=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
+k delete pod "$victim" --wait=false
+echo "deleted worker pod $victim"
+k wait --for=condition=Succeeded orchestration -l e2e=batch --timeout=300s >/dev/null
+done_ok=$(k get orchestrations -l e2e=batch -o jsonpath='{range .items[*]}{.status.output}{"\n"}{end}' | grep -c '^3$' || true)
+echo "$done_ok of 200 completed with output 3"
+[ "$done_ok" = 200 ] || fail "only $done_ok of 200 completed correctly"
+
+step "delete under each deletion policy"
+state() {
+  "$psql" "$pgurl" -tA -c "SELECT coalesce((SELECT e.status FROM duroxide_samples.instances i JOIN duroxide_samples.executions e
+    ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id WHERE i.instance_id = 'default/$1'), 'absent')"
+}
+for policy in Terminate Purge Orphan; do
+  name=del-$(echo "$policy" | tr '[:upper:]' '[:lower:]')
+  approval "$name" "$policy"
+  k delete orchestration "$name" --timeout=60s >/dev/null
+  for _ in $(seq 1 100); do
+    s=$(state "$name")
+    case "$policy:$s" in Terminate:Terminated | Purge:absent | Orphan:Running) break ;; esac
+    sleep 0.2
+  done
+  echo "$policy: object deleted, instance in the store: $s"
+  case "$policy:$s" in Terminate:Terminated | Purge:absent | Orphan:Running) ;; *) fail "$policy left the instance $s" ;; esac
+done
+
+step "E2E PASS"
