@@ -14,7 +14,7 @@ all: build
 build:
 	$(GO) build ./...
 
-IMAGE_TAG ?= dev
+IMAGE_TAG ?= latest
 OPERATOR_IMAGE ?= duroxide/operator:$(IMAGE_TAG)
 WORKER_IMAGE   ?= duroxide/sample-worker:$(IMAGE_TAG)
 

@@ -18,6 +18,8 @@ type Config struct {
 	// PoolStatusInterval refreshes pool queue depths and counts (default 30s).
 	PoolStatusInterval time.Duration
 	Limits             StatusLimits
+	// PodDefaults fill what pools' pod templates leave unset.
+	PodDefaults PodDefaults
 	// Open opens a pool's store (default OpenPostgres).
 	Open   OpenFunc
 	Logger *slog.Logger
@@ -41,7 +43,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 		return nil, fmt.Errorf("set up orchestration controller: %w", err)
 	}
 	pools := &WorkerPoolReconciler{Client: mgr.GetClient(), Stores: stores,
-		Recorder: mgr.GetEventRecorder("duroxide-operator"), StatusInterval: cfg.PoolStatusInterval}
+		Recorder: mgr.GetEventRecorder("duroxide-operator"), StatusInterval: cfg.PoolStatusInterval, PodDefaults: cfg.PodDefaults}
 	if err := pools.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool controller: %w", err)
 	}

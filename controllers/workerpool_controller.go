@@ -29,6 +29,7 @@ type WorkerPoolReconciler struct {
 	// StatusInterval is how often queue depths and instance counts are
 	// refreshed (default 30s).
 	StatusInterval time.Duration
+	PodDefaults    PodDefaults
 }
 
 // Condition types of a WorkerPool.
@@ -57,7 +58,7 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		r.Stores.Close(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
-	if err := r.Client.Apply(ctx, desiredDeployment(pool), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Client.Apply(ctx, desiredDeployment(pool, r.PodDefaults), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("apply deployment: %w", err)
 	}
 	dep := &appsv1.Deployment{}

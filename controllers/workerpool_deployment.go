@@ -47,11 +47,8 @@ func poolSelector(pool *v1.WorkerPool) map[string]string {
 // desiredDeployment is the Deployment the pool owns, as a server-side apply
 // configuration: only the fields the operator sets are sent and owned, so
 // the API server's defaults cause no endless updates.
-func desiredDeployment(pool *v1.WorkerPool) *appsv1ac.DeploymentApplyConfiguration {
-	tmpl := pool.Spec.PodTemplate
-	if tmpl == nil {
-		tmpl = &v1.WorkerPodTemplate{}
-	}
+func desiredDeployment(pool *v1.WorkerPool, defaults PodDefaults) *appsv1ac.DeploymentApplyConfiguration {
+	tmpl := defaults.apply(pool.Spec.PodTemplate)
 	owner := metav1ac.OwnerReference().
 		WithAPIVersion(v1.GroupVersion.String()).WithKind("WorkerPool").
 		WithName(pool.Name).WithUID(pool.UID).
@@ -187,6 +184,26 @@ func applyConfig[T any](v any) *T {
 	out := new(T)
 	if err := json.Unmarshal(raw, out); err != nil {
 		panic(fmt.Sprintf("decode %T as %T: %v", v, out, err))
+	}
+	return out
+}
+
+// PodDefaults are the operator's defaults for what a pool's pod template
+// leaves unset: a cluster where pods must use the host network (the test
+// cluster) or where images are never pulled sets them once, on the operator.
+type PodDefaults struct {
+	HostNetwork     bool
+	ImagePullPolicy corev1.PullPolicy
+}
+
+func (d PodDefaults) apply(t *v1.WorkerPodTemplate) *v1.WorkerPodTemplate {
+	out := &v1.WorkerPodTemplate{}
+	if t != nil {
+		out = t.DeepCopy()
+	}
+	out.HostNetwork = out.HostNetwork || d.HostNetwork
+	if out.ImagePullPolicy == "" {
+		out.ImagePullPolicy = d.ImagePullPolicy
 	}
 	return out
 }

@@ -13,7 +13,7 @@ fail() { echo "E2E FAIL: $*" >&2; exit 1; }
 BIN=$(hack/k8s-binaries.sh --cluster)
 export BIN
 step "images"
-make -s images IMAGE_TAG=dev
+make -s images
 
 scratch=$(mktemp -d /tmp/dxe2e.XXXX)
 chmod 755 "$scratch" # the PostgreSQL server runs as user postgres
@@ -52,6 +52,7 @@ k create secret generic duroxide-postgres --from-literal=url="$pgurl"
 k apply -k config/e2e/samples
 k rollout status deploy/samples --timeout=120s
 k get pods -l duroxide.io/pool=samples -o wide
+k wait --for=condition=Ready pod -l duroxide.io/pool=samples --timeout=60s
 
 step "every sample reaches Succeeded"
 for o in hello chain fanout approval subfanout counter saga retry; do

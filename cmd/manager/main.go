@@ -33,6 +33,8 @@ type options struct {
 	orchestrationConcurrency   int
 	resync, poolStatusInterval time.Duration
 	limits                     controllers.StatusLimits
+	podDefaults                controllers.PodDefaults
+	pullPolicy                 string
 	zap                        zap.Options
 }
 
@@ -50,6 +52,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.poolStatusInterval, "pool-status-interval", 30*time.Second, "how often pool queue depths and counts are refreshed")
 	fs.IntVar(&o.limits.Output, "max-output-bytes", 4096, "bytes of an instance's output copied into status (longer is cut, outputTruncated set)")
 	fs.IntVar(&o.limits.CustomStatus, "max-custom-status-bytes", 1024, "bytes of custom status copied into status")
+	fs.BoolVar(&o.podDefaults.HostNetwork, "worker-host-network", false, "run every pool's workers on the host network (clusters without a pod network)")
+	fs.StringVar(&o.pullPolicy, "worker-image-pull-policy", "", "image pull policy of workers whose pool sets none (Always, IfNotPresent, Never)")
 	o.zap.Development = false
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -57,6 +61,12 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.qps <= 0 || o.burst <= 0 || o.orchestrationConcurrency <= 0 {
 		return o, fmt.Errorf("--kube-api-qps, --kube-api-burst and --orchestration-concurrency must be positive")
+	}
+	switch corev1.PullPolicy(o.pullPolicy) {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		o.podDefaults.ImagePullPolicy = corev1.PullPolicy(o.pullPolicy)
+	default:
+		return o, fmt.Errorf("--worker-image-pull-policy %q: want Always, IfNotPresent or Never", o.pullPolicy)
 	}
 	return o, nil
 }
@@ -113,6 +123,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 		Resync:                   o.resync,
 		PoolStatusInterval:       o.poolStatusInterval,
 		Limits:                   o.limits,
+		PodDefaults:              o.podDefaults,
 		Logger:                   slog.New(logr.ToSlogHandler(log.WithName("stores"))),
 	}); err != nil {
 		return err
