@@ -6,7 +6,7 @@ CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build binaries images test-e2e cluster-up cluster-down demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build binaries images test-e2e dev dev-down demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -31,6 +31,14 @@ images: binaries
 ## test-e2e: the end-to-end test on a single-node cluster of host processes (root; see README)
 test-e2e:
 	hack/e2e.sh
+
+## dev: a local cluster with the operator and PostgreSQL, left running (root; prints the KUBECONFIG)
+dev:
+	@hack/dev.sh up
+
+## dev-down: remove what `make dev` started
+dev-down:
+	hack/dev.sh down
 
 ## generate: deepcopy methods of the API types (controller-gen)
 generate:

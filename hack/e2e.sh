@@ -12,47 +12,34 @@ fail() { echo "E2E FAIL: $*" >&2; exit 1; }
 
 BIN=$(hack/k8s-binaries.sh --cluster)
 export BIN
-step "images"
-make -s images
-
 scratch=$(mktemp -d /tmp/dxe2e.XXXX)
-chmod 755 "$scratch" # the PostgreSQL server runs as user postgres
-run=$scratch/c
-pgdir=$scratch/pg
 cleanup() {
   local rc=$?
   step "teardown"
-  if [ $rc -ne 0 ] && [ -d "$run/logs" ]; then
-    echo "--- operator log (tail)"; "$BIN/kubectl" --kubeconfig "$run/kc/admin.kubeconfig" -n duroxide-system logs deploy/duroxide-operator --tail=40 2>/dev/null || true
+  if [ $rc -ne 0 ] && [ -f "$scratch/c/kc/admin.kubeconfig" ]; then
+    echo "--- operator log (tail)"
+    "$BIN/kubectl" --kubeconfig "$scratch/c/kc/admin.kubeconfig" -n duroxide-system logs deploy/duroxide-operator --tail=40 2>/dev/null || true
   fi
-  hack/cluster/down.sh "$run"
-  hack/test-postgres.sh stop "$pgdir" >/dev/null 2>&1 || true
-  rm -rf "$scratch"
+  hack/dev.sh down "$scratch"
   left=$(pgrep -a -f "$scratch" || true)
   if [ -n "$left" ]; then echo "left running:"; echo "$left"; rc=1; else echo "teardown clean: pgrep finds no process of $scratch"; fi
   exit $rc
 }
 trap cleanup EXIT
+rmdir "$scratch" # hack/dev.sh up creates it
 
-step "postgres"
-pgurl=$(hack/test-postgres.sh start "$pgdir")
+step "images, PostgreSQL on 127.0.0.1:5432, cluster, operator (hack/dev.sh up)"
+eval "$(hack/dev.sh up "$scratch")"
+pgurl=$(cat "$scratch/postgres-url")
 psql=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql | tail -1)
-
-step "cluster"
-hack/cluster/up.sh "$run" bin/images/operator.tar bin/images/sample-worker.tar
-export KUBECONFIG=$run/kc/admin.kubeconfig
 k() { "$BIN/kubectl" "$@"; }
+k -n duroxide-system get pods -o wide
 
-step "install CRDs and operator (kustomize: config/e2e)"
-k apply --server-side -k config/e2e >/dev/null
-k -n duroxide-system rollout status deploy/duroxide-operator --timeout=120s
-
-step "worker pool (config/e2e/samples)"
-k create secret generic duroxide-postgres --from-literal=url="$pgurl"
-k apply -k config/e2e/samples
+step "kubectl apply -f config/samples/ (Secret, WorkerPool, one Orchestration per sample)"
+k apply -f config/samples/
 k rollout status deploy/samples --timeout=120s
-k get pods -l duroxide.io/pool=samples -o wide
 k wait --for=condition=Ready pod -l duroxide.io/pool=samples --timeout=60s
+k get pods -l duroxide.io/pool=samples -o wide
 
 step "every sample reaches Succeeded"
 for o in hello chain fanout approval subfanout counter saga retry; do
@@ -104,6 +91,7 @@ for i in $(seq -w 1 200); do
   printf 'spec: {workerPool: samples, orchestration: Counter, input: {count: 0, limit: 3, tick: 1000000000}, ttlSecondsAfterFinished: 600}\n'
 done | k apply -f - >/dev/null
 sleep 2
+echo "not yet Succeeded when the pod goes: $(k get orchestrations -l e2e=batch -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -vc Completed || true) of 200"
 victim=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
 k delete pod "$victim" --wait=false
 echo "deleted worker pod $victim"

@@ -5,6 +5,8 @@
 #                                      set, stop the server (also when CMD fails or is interrupted)
 #   hack/test-postgres.sh start DIR    start a server with its data in DIR; prints its URL
 #   hack/test-postgres.sh stop DIR     stop it and remove DIR
+# PG_PORT fixes the port (default: a free random one); PG_DATABASE creates and names the
+# database in the URL (default postgres).
 #
 # With DUROXIDE_TEST_POSTGRES_URL already set, `run` uses that server and starts none.
 # Server binaries: $PG_BIN, else the newest /usr/lib/postgresql/*/bin; when there are none and
@@ -49,15 +51,20 @@ start() {
   if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U duroxide --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    port=$(( 20000 + RANDOM % 20000 ))
+  local db=${PG_DATABASE:-postgres} tries=10
+  [ -n "${PG_PORT:-}" ] && tries=1
+  for _ in $(seq 1 $tries); do
+    port=${PG_PORT:-$(( 20000 + RANDOM % 20000 ))}
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
         -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c max_connections=400 -c shared_buffers=256MB" >/dev/null; then
       echo "$bin" > "$dir/bin"
-      echo "postgres://duroxide@127.0.0.1:$port/postgres?sslmode=disable"
+      if [ "$db" != postgres ]; then
+        as_owner "$bin/psql" -q -h "$dir" -p "$port" -U duroxide -d postgres -c "CREATE DATABASE \"$db\"" >/dev/null
+      fi
+      echo "postgres://duroxide@127.0.0.1:$port/$db?sslmode=disable"
       return 0
     fi
-    log "port $port unavailable, trying another"
+    log "port $port unavailable${PG_PORT:+ (PG_PORT is set: is another server on it?)}"
   done
   cat "$dir/server.log" >&2
   exit 1
