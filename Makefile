@@ -6,7 +6,7 @@ CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
-.PHONY: all build binaries images test-e2e dev dev-down demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -40,6 +40,10 @@ dev:
 dev-down:
 	hack/dev.sh down
 
+## kind-deploy: operator and samples on a kind cluster (needs Docker that allows privileged containers)
+kind-deploy:
+	hack/kind-up.sh
+
 ## generate: deepcopy methods of the API types (controller-gen)
 generate:
 	$(GO) run $(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
@@ -71,9 +75,13 @@ test-short:
 conformance:
 	hack/test-postgres.sh run $(GO) test -count=1 -run Conformance -v ./provider/sqlite/ ./provider/postgres/
 
-## lint: go vet, gofmt and staticcheck
-lint: vet fmt-check
+## lint: go vet, gofmt, staticcheck, and the shell scripts (bash -n; shellcheck when installed)
+lint: vet fmt-check lint-scripts
 	$(GO) run $(STATICCHECK) ./...
+
+lint-scripts:
+	@for f in hack/*.sh hack/cluster/*.sh .ci/run; do bash -n "$$f" || exit 1; done
+	@if command -v shellcheck >/dev/null; then shellcheck -S warning hack/*.sh hack/cluster/*.sh .ci/run; else echo "shellcheck not installed: bash -n only"; fi
 
 vet:
 	$(GO) vet ./...

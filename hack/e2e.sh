@@ -85,12 +85,12 @@ for _ in $(seq 1 120); do
 done
 k get pods -l duroxide.io/pool=samples
 
-step "200 orchestrations in flight across a worker pod deletion"
+step "200 orchestrations in flight (3 durable 3 s ticks each) across a worker pod deletion"
 for i in $(seq -w 1 200); do
   printf -- '---\napiVersion: duroxide.io/v1alpha1\nkind: Orchestration\nmetadata: {name: batch-%s, labels: {e2e: batch}}\n' "$i"
-  printf 'spec: {workerPool: samples, orchestration: Counter, input: {count: 0, limit: 3, tick: 1000000000}, ttlSecondsAfterFinished: 600}\n'
+  printf 'spec: {workerPool: samples, orchestration: Counter, input: {count: 0, limit: 3, tick: 3000000000}, ttlSecondsAfterFinished: 600}\n'
 done | k apply -f - >/dev/null
-sleep 2
+sleep 1
 echo "not yet Succeeded when the pod goes: $(k get orchestrations -l e2e=batch -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -vc Completed || true) of 200"
 victim=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
 k delete pod "$victim" --wait=false

@@ -34,7 +34,7 @@ if [ -S "$run/containerd/containerd.sock" ]; then
 fi
 for d in containerd scheduler controller-manager apiserver etcd; do stop "$d"; done
 # Mounts under RUN (pod volumes, sandbox shm, container rootfs), deepest first.
-grep -o " $run[^ ]*" /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
+grep -o " ${run}[^ ]*" /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
 # The kubepods cgroups the kubelet created (cgroupfs driver).
 for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
   [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
