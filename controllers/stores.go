@@ -239,6 +239,14 @@ func (s *Stores) Close(pool types.NamespacedName) {
 	delete(s.failures, pool)
 }
 
+// IsOpen reports whether the pool's store client is open.
+func (s *Stores) IsOpen(pool types.NamespacedName) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.byPool[pool]
+	return ok
+}
+
 // CloseAll closes every store; the manager calls it on shutdown.
 func (s *Stores) CloseAll() {
 	s.mu.Lock()

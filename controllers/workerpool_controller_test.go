@@ -177,3 +177,25 @@ func TestWorkerPoolPodTemplate(t *testing.T) {
 		}
 	}
 }
+
+// The operator holds one store client per pool and closes it when the pool goes.
+func TestStoreClosedWhenPoolDeleted(t *testing.T) {
+	p := newPool(t)
+	o := p.orchestration("one", "Hello", "store")
+	create(t, o)
+	waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
+	k := types.NamespacedName{Namespace: p.ns, Name: p.name}
+	if !stores.IsOpen(k) {
+		t.Fatal("no store client open for a pool in use")
+	}
+	if err := k8s.Delete(t.Context(), &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for stores.IsOpen(k) {
+		if time.Now().After(deadline) {
+			t.Fatal("store client still open 30s after the pool was deleted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
