@@ -21,12 +21,11 @@ func TestMissingPoolThenPoolAppears(t *testing.T) {
 		t.Errorf("status %s", describe(got))
 	}
 	wantEvent(t, o, "PoolNotFound")
-	p := newPoolIn(t, ns)
+	newPoolIn(t, ns)
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
 	if done.Status.Output != `"Hello, late pool!"` || !conditionIs("Ready", metav1.ConditionTrue, "StoreReachable")(done) {
 		t.Errorf("status %s", describe(done))
 	}
-	_ = p
 }
 
 // A pool whose Secret is missing, lacks the key, or points at no server is
