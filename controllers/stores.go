@@ -139,11 +139,12 @@ func (s *Stores) RetryAfter(pool types.NamespacedName) time.Duration {
 }
 
 // Refresh reopens the pool's store when its Secret changed since it was opened.
-func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) error {
+// A Secret that cannot be read is left to ForPool to report.
+func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) {
 	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
 	secret, err := s.readSecret(ctx, pool)
 	if err != nil {
-		return nil // ForPool reports it when the store is next needed.
+		return
 	}
 	s.mu.Lock()
 	st, ok := s.byPool[key]
@@ -153,7 +154,6 @@ func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) error {
 		s.Logger.Info("pool secret changed; reopening its store", "pool", key.String())
 		s.Close(key)
 	}
-	return nil
 }
 
 func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeConfig) (*Store, error) {

@@ -275,15 +275,21 @@ func key(o client.Object) types.NamespacedName {
 // because it guards against hangs, not against slowness.
 func waitFor(t *testing.T, k types.NamespacedName, what string, ok func(*v1.Orchestration) bool) *v1.Orchestration {
 	t.Helper()
+	return eventually(t, k, &v1.Orchestration{}, what, ok, func(o *v1.Orchestration) string { return describe(o) })
+}
+
+// eventually re-reads obj until ok holds, failing the test after 90 s with
+// what it waited for and show's view of the last object read.
+func eventually[T client.Object](t *testing.T, k types.NamespacedName, obj T, what string, ok func(T) bool, show func(T) string) T {
+	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
-	o := &v1.Orchestration{}
 	for {
-		err := k8s.Get(t.Context(), k, o)
-		if err == nil && ok(o) {
-			return o
+		err := k8s.Get(t.Context(), k, obj)
+		if err == nil && ok(obj) {
+			return obj
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: timed out waiting for %s; last: err=%v status=%s", k, what, err, describe(o))
+			t.Fatalf("%s: timed out waiting for %s; last: err=%v %s", k, what, err, show(obj))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -328,29 +334,25 @@ func describe(o *v1.Orchestration) string {
 // conflict: the operator writes the same objects' status concurrently.
 func change(t *testing.T, obj client.Object, mutate func()) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8s.Get(t.Context(), key(obj), obj); err != nil {
-			return err
-		}
-		mutate()
-		return k8s.Update(t.Context(), obj)
-	})
-	if err != nil {
-		t.Fatalf("update %s: %v", key(obj), err)
-	}
+	retryUpdate(t, obj, mutate, k8s.Update)
 }
 
 // changeStatus is change for the status subresource.
 func changeStatus(t *testing.T, obj client.Object, mutate func()) {
+	t.Helper()
+	retryUpdate(t, obj, mutate, k8s.Status().Update)
+}
+
+func retryUpdate[O any](t *testing.T, obj client.Object, mutate func(), update func(context.Context, client.Object, ...O) error) {
 	t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := k8s.Get(t.Context(), key(obj), obj); err != nil {
 			return err
 		}
 		mutate()
-		return k8s.Status().Update(t.Context(), obj)
+		return update(t.Context(), obj)
 	})
 	if err != nil {
-		t.Fatalf("update status of %s: %v", key(obj), err)
+		t.Fatalf("update %s: %v", key(obj), err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,7 +88,7 @@ func setDeploymentStatus(pool *v1.WorkerPool, dep *appsv1.Deployment) {
 	pool.Status.Selector = selectorString(pool)
 	want := dep.Spec.Replicas
 	available := metav1.Condition{Type: CondAvailable, Status: metav1.ConditionFalse, Reason: "Progressing",
-		Message: fmt.Sprintf("%d of %d workers ready", dep.Status.ReadyReplicas, ptrValue(want))}
+		Message: fmt.Sprintf("%d of %d workers ready", dep.Status.ReadyReplicas, ptr.Deref(want, 1))}
 	for _, c := range dep.Status.Conditions {
 		if c.Type == appsv1.DeploymentAvailable && c.Status == "True" {
 			available.Status, available.Reason = metav1.ConditionTrue, "MinimumReplicasAvailable"
@@ -102,7 +103,7 @@ func setDeploymentStatus(pool *v1.WorkerPool, dep *appsv1.Deployment) {
 // rotated connection string takes effect.
 func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.WorkerPool) {
 	cond := metav1.Condition{Type: CondStoreReachable, ObservedGeneration: pool.Generation}
-	_ = r.Stores.Refresh(ctx, pool)
+	r.Stores.Refresh(ctx, pool)
 	store, err := r.Stores.ForPool(ctx, pool)
 	if err == nil && store.Admin == nil {
 		err = errNoAdmin
@@ -140,13 +141,6 @@ func readPoolCounts(ctx context.Context, store *Store, pool *v1.WorkerPool) erro
 	pool.Status.QueueDepths = &v1.QueueDepths{Orchestrator: q.Orchestrator, Worker: q.Worker, Delayed: q.Delayed}
 	pool.Status.Instances = &v1.InstanceCounts{Running: m.Running, Completed: m.Completed, Failed: m.Failed, Terminated: m.Terminated}
 	return nil
-}
-
-func ptrValue(p *int32) int32 {
-	if p == nil {
-		return 1
-	}
-	return *p
 }
 
 // SetupWithManager registers the reconciler; it owns the pools' Deployments.

@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -93,34 +94,14 @@ func TestWorkerPoolScales(t *testing.T) {
 
 func waitForDeployment(t *testing.T, p *testPool, ok func(*appsv1.Deployment) bool) *appsv1.Deployment {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	d := &appsv1.Deployment{}
-	for {
-		err := k8s.Get(t.Context(), types.NamespacedName{Namespace: p.ns, Name: p.name}, d)
-		if err == nil && ok(d) {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deployment %s/%s: timed out (err=%v, replicas=%v)", p.ns, p.name, err, d.Spec.Replicas)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return eventually(t, types.NamespacedName{Namespace: p.ns, Name: p.name}, &appsv1.Deployment{}, "the deployment", ok,
+		func(d *appsv1.Deployment) string { return fmt.Sprintf("replicas=%v", d.Spec.Replicas) })
 }
 
 func waitForPool(t *testing.T, k types.NamespacedName, ok func(*v1.WorkerPool) bool) *v1.WorkerPool {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	wp := &v1.WorkerPool{}
-	for {
-		err := k8s.Get(t.Context(), k, wp)
-		if err == nil && ok(wp) {
-			return wp
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pool %s: timed out (err=%v, status=%+v)", k, err, wp.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return eventually(t, k, &v1.WorkerPool{}, "the pool", ok,
+		func(p *v1.WorkerPool) string { return fmt.Sprintf("status=%+v", p.Status) })
 }
 
 func poolCondition(p *v1.WorkerPool, typ string, status metav1.ConditionStatus, reason string) bool {

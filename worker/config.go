@@ -94,27 +94,24 @@ func (c Config) withDefaults() Config {
 }
 
 func positiveInt(getenv func(string) string, name string, errs *[]error) int {
-	v := getenv(name)
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		*errs = append(*errs, fmt.Errorf("%s=%q: want a positive integer", name, v))
-		return 0
-	}
-	return n
+	return positive(getenv, name, strconv.Atoi, "a positive integer", errs)
 }
 
 func positiveDuration(getenv func(string) string, name string, errs *[]error) time.Duration {
+	return positive(getenv, name, time.ParseDuration, "a positive duration such as 30s", errs)
+}
+
+// positive parses the variable when set; a bad or non-positive value is
+// added to errs, naming the variable, and reads as zero (the default).
+func positive[T int | time.Duration](getenv func(string) string, name string, parse func(string) (T, error), want string, errs *[]error) T {
 	v := getenv(name)
 	if v == "" {
 		return 0
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		*errs = append(*errs, fmt.Errorf("%s=%q: want a positive duration such as 30s", name, v))
+	n, err := parse(v)
+	if err != nil || n <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s=%q: want %s", name, v, want))
 		return 0
 	}
-	return d
+	return n
 }
