@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,23 +63,39 @@ func TestSamplesComplete(t *testing.T) {
 	wantEvent(t, objs[0], "Completed")
 }
 
-// wantEvent finds a Kubernetes Event with reason about obj.
+// wantEvent waits for a Kubernetes Event with reason about obj: the
+// operator's recorder sends events asynchronously.
 func wantEvent(t *testing.T, obj client.Object, reason string) {
 	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		seen, err := eventReasons(t, obj)
+		if err != nil {
+			t.Fatalf("list events: %v", err)
+		}
+		if slices.Contains(seen, reason) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("no %s event for %s; events: %v", reason, obj.GetName(), seen)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func eventReasons(t *testing.T, obj client.Object) ([]string, error) {
 	var list eventsv1.EventList
 	if err := k8s.List(t.Context(), &list, client.InNamespace(obj.GetNamespace())); err != nil {
-		t.Fatalf("list events: %v", err)
+		return nil, err
 	}
 	var seen []string
 	for _, e := range list.Items {
 		if e.Regarding.Name == obj.GetName() {
 			seen = append(seen, e.Reason)
-			if e.Reason == reason {
-				return
-			}
 		}
 	}
-	t.Errorf("no %s event for %s; events: %v", reason, obj.GetName(), seen)
+	return seen, nil
 }
 
 // Custom status shows while the instance runs; an event appended to
