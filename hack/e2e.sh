@@ -37,6 +37,8 @@ k -n duroxide-system get pods -o wide
 
 step "kubectl apply -f config/samples/ (Secret, WorkerPool, one Orchestration per sample)"
 k apply -f config/samples/
+# The operator creates the Deployment a moment after the WorkerPool; rollout status needs it to exist.
+k wait --for=create deploy/samples --timeout=60s >/dev/null
 k rollout status deploy/samples --timeout=120s
 k wait --for=condition=Ready pod -l duroxide.io/pool=samples --timeout=60s
 k get pods -l duroxide.io/pool=samples -o wide
@@ -117,5 +119,10 @@ for policy in Terminate Purge Orphan; do
   echo "$policy: object deleted, instance in the store: $s"
   case "$policy:$s" in Terminate:Terminated | Purge:absent | Orphan:Running) ;; *) fail "$policy left the instance $s" ;; esac
 done
+
+step "operator log: no request refused by RBAC"
+denied=$(k -n duroxide-system logs deploy/duroxide-operator 2>&1 | grep -c -i forbidden || true)
+echo "forbidden in the operator log: $denied"
+[ "$denied" = 0 ] || fail "the operator's RBAC is missing a rule: $(k -n duroxide-system logs deploy/duroxide-operator | grep -i -m3 forbidden)"
 
 step "E2E PASS"

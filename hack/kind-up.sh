@@ -35,6 +35,7 @@ kubectl apply -f config/samples/
 kubectl create secret generic duroxide-postgres \
   --from-literal=url='postgres://duroxide@postgres.default.svc:5432/duroxide?sslmode=disable' \
   --dry-run=client -o yaml | kubectl apply -f -
+kubectl wait --for=create deploy/samples --timeout=60s
 kubectl rollout restart deploy/samples
 kubectl rollout status deploy/samples --timeout=180s
 kubectl wait --for=condition=Succeeded orchestration --all --timeout=300s
