@@ -81,10 +81,18 @@ type Stores struct {
 	Logger   *slog.Logger
 	// MinBackoff and MaxBackoff bound the delay between failed opens (default 1s, 1m).
 	MinBackoff, MaxBackoff time.Duration
+	// ConnectTimeout bounds one open (default 10s).
+	ConnectTimeout time.Duration
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards the maps below, never held while connecting
 	byPool   map[types.NamespacedName]*Store
 	failures map[types.NamespacedName]*openFailure
+	// opening serialises opens and closes per pool, so a pool whose database
+	// hangs delays only its own reconciles, and a pool is opened once even
+	// when many of its Orchestrations ask at the same time. Entries stay
+	// (a mutex per pool name ever seen) so two callers never hold different
+	// locks for one pool.
+	opening map[types.NamespacedName]*sync.Mutex
 }
 
 type openFailure struct {
@@ -98,6 +106,7 @@ func (s *Stores) init() {
 	if s.byPool == nil {
 		s.byPool = map[types.NamespacedName]*Store{}
 		s.failures = map[types.NamespacedName]*openFailure{}
+		s.opening = map[types.NamespacedName]*sync.Mutex{}
 	}
 	if s.MinBackoff <= 0 {
 		s.MinBackoff = time.Second
@@ -108,23 +117,54 @@ func (s *Stores) init() {
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
+	if s.ConnectTimeout <= 0 {
+		s.ConnectTimeout = 10 * time.Second
+	}
 }
 
 // ForPool returns the pool's store, opening it if needed. A *StoreError
 // says why it is not available; RetryAfter says when to ask again.
 func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, error) {
+	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
+	want := configOf(pool)
+	if st, err, ok := s.cached(key, want); ok {
+		return st, err
+	}
+	lock := s.poolLock(key)
+	lock.Lock()
+	defer lock.Unlock()
+	// Another reconcile may have opened it (or failed to) while this one waited.
+	if st, err, ok := s.cached(key, want); ok {
+		return st, err
+	}
+	return s.open(ctx, key, want)
+}
+
+// cached returns the open store or the recent failure for the pool's current
+// settings; ok is false when the store has to be (re)opened.
+func (s *Stores) cached(key types.NamespacedName, want storeConfig) (*Store, error, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
-	want := configOf(pool)
 	if st, ok := s.byPool[key]; ok && st.config.sameSpec(want) {
-		return st, nil
+		return st, nil, true
 	}
 	if f, ok := s.failures[key]; ok && f.config.sameSpec(want) && time.Now().Before(f.retryAt) {
-		return nil, f.err
+		return nil, f.err, true
 	}
-	return s.open(ctx, key, want)
+	return nil, nil, false
+}
+
+func (s *Stores) poolLock(key types.NamespacedName) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	l, ok := s.opening[key]
+	if !ok {
+		l = &sync.Mutex{}
+		s.opening[key] = l
+	}
+	return l
 }
 
 // RetryAfter is how long until a failed pool's store is tried again.
@@ -156,17 +196,14 @@ func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) {
 	}
 }
 
+// open (re)opens the pool's store; the caller holds the pool's lock.
 func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeConfig) (*Store, error) {
-	if old, ok := s.byPool[key]; ok {
-		delete(s.byPool, key)
-		old.close()
-	}
+	s.forget(key)
 	p, cfg, serr := s.connect(ctx, key, want)
 	if serr != nil {
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
-	delete(s.failures, key)
 	st := &Store{Client: runtime.NewClient(p), provider: p, config: cfg, done: make(chan struct{})}
 	st.Admin, _ = p.(provider.Admin)
 	wctx, stop := context.WithCancel(context.Background())
@@ -180,7 +217,10 @@ func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeC
 		return nil, serr
 	}
 	go st.forward(changes, key, s.OnChange)
+	s.mu.Lock()
 	s.byPool[key] = st
+	delete(s.failures, key)
+	s.mu.Unlock()
 	s.Logger.Info("opened pool store", "pool", key.String(), "schema", cfg.schema)
 	return st, nil
 }
@@ -198,7 +238,7 @@ func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want sto
 		return nil, want, &StoreError{Reason: ReasonSecretInvalid, Err: fmt.Errorf("secret %s/%s has no key %q (or it is empty)", key.Namespace, want.secret, want.key)}
 	}
 	want.secretVersion = secret.ResourceVersion
-	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	octx, cancel := context.WithTimeout(ctx, s.connectTimeout())
 	defer cancel()
 	p, err := s.Open(octx, dsn, want.schema)
 	if err != nil {
@@ -208,13 +248,32 @@ func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want sto
 	return p, want, nil
 }
 
+func (s *Stores) connectTimeout() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ConnectTimeout
+}
+
 func (s *Stores) readSecret(ctx context.Context, pool *v1.WorkerPool) (*corev1.Secret, error) {
 	secret := &corev1.Secret{}
 	err := s.Secrets.Get(ctx, types.NamespacedName{Namespace: pool.Namespace, Name: pool.Spec.Postgres.SecretRef.Name}, secret)
 	return secret, err
 }
 
+// forget closes the pool's open store, if any, keeping its failure record.
+func (s *Stores) forget(key types.NamespacedName) {
+	s.mu.Lock()
+	old, ok := s.byPool[key]
+	delete(s.byPool, key)
+	s.mu.Unlock()
+	if ok {
+		old.close()
+	}
+}
+
 func (s *Stores) recordFailure(key types.NamespacedName, cfg storeConfig, err *StoreError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	f := s.failures[key]
 	if f == nil || !f.config.sameSpec(cfg) {
 		f = &openFailure{config: cfg}
@@ -227,16 +286,21 @@ func (s *Stores) recordFailure(key types.NamespacedName, cfg storeConfig, err *S
 }
 
 // Close closes the pool's store, if open, and forgets its failures.
+// It waits for an open of the same pool in progress, so that open cannot
+// leave a client behind.
 func (s *Stores) Close(pool types.NamespacedName) {
+	lock := s.poolLock(pool)
+	lock.Lock()
+	defer lock.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.init()
-	if st, ok := s.byPool[pool]; ok {
-		delete(s.byPool, pool)
+	st, ok := s.byPool[pool]
+	delete(s.byPool, pool)
+	delete(s.failures, pool)
+	s.mu.Unlock()
+	if ok {
 		st.close()
 		s.Logger.Info("closed pool store", "pool", pool.String())
 	}
-	delete(s.failures, pool)
 }
 
 // IsOpen reports whether the pool's store client is open.
