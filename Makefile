@@ -18,10 +18,11 @@ IMAGE_TAG ?= latest
 OPERATOR_IMAGE ?= duroxide/operator:$(IMAGE_TAG)
 WORKER_IMAGE   ?= duroxide/sample-worker:$(IMAGE_TAG)
 
-## binaries: static linux binaries of the operator and the sample worker in bin/
+## binaries: static linux binaries of the operator, the sample worker and the duroxide CLI in bin/
 binaries:
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/manager ./cmd/manager
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/sample-worker ./cmd/sample-worker
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/duroxide ./cmd/duroxide
 
 ## images: FROM-scratch image tarballs of both (bin/images/*.tar; no Docker needed)
 images: binaries

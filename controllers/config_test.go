@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -112,8 +113,12 @@ func TestKustomizeDefaultApplies(t *testing.T) {
 			t.Errorf("config/default has no %s", kind)
 		}
 	}
-	// A dry run creates nothing, so the namespaced objects need a real namespace.
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "duroxide-system"}})
+	// A dry run creates nothing, so the namespaced objects need a real namespace
+	// (left from an earlier run with -count>1: envtest runs no namespace controller).
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "duroxide-system"}}
+	if err := k8s.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("create namespace duroxide-system: %v", err)
+	}
 	cmd := exec.Command(kubectl.Path, append(kubectl.Opts, "apply", "--server-side", "--force-conflicts", "--dry-run=server", "-f", "-")...)
 	cmd.Stdin = bytes.NewReader(manifests)
 	out, err := cmd.CombinedOutput()

@@ -16,11 +16,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrate creates the schema and applies pending migrations. Many processes
+// migrate creates the schema (unless it must exist) and applies pending migrations. Many processes
 // (a WorkerPool's pods) start at once: a transaction-scoped advisory lock
 // serialises schema creation, and a session-scoped one the migrations, so
 // each process waits its turn instead of racing on CREATE.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist bool) error {
 	lockID := migrationLockID(schema)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -29,6 +29,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
 		return fmt.Errorf("lock schema creation: %w", err)
+	}
+	if mustExist {
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists); err != nil {
+			return fmt.Errorf("look up schema: %w", err)
+		}
+		if !exists {
+			return ErrSchemaNotFound
+		}
 	}
 	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(schema)); err != nil {
 		return fmt.Errorf("create schema: %w", err)

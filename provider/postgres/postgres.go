@@ -45,7 +45,14 @@ type Options struct {
 	MaxConns int32
 	// Logger receives the listener's connection problems (default slog.Default()).
 	Logger *slog.Logger
+	// RequireSchema makes Open fail with ErrSchemaNotFound instead of creating
+	// a missing schema: for tools that inspect a store, where a mistyped
+	// schema must not silently become a new, empty one.
+	RequireSchema bool
 }
+
+// ErrSchemaNotFound is Open's error for a missing schema with RequireSchema.
+var ErrSchemaNotFound = errors.New("schema not found")
 
 var schemaPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,39}$`)
 
@@ -110,7 +117,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	if err != nil {
 		return nil, fmt.Errorf("open postgres provider: %w", redact(err))
 	}
-	if err := migrate(ctx, pool, opts.Schema); err != nil {
+	if err := migrate(ctx, pool, opts.Schema, opts.RequireSchema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate schema %s: %w", opts.Schema, redact(err))
 	}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
 		{Name: "ReservedWordSchemaQuoted", Run: reservedWordSchema},
 		{Name: "ConnectionErrorsHideCredentials", Run: connectionErrorsHideCredentials},
+		{Name: "RequireSchemaRefusesAMissingSchema", Run: requireSchema},
 	}})
 }
 
@@ -201,6 +203,27 @@ func connectionErrorsHideCredentials(t *testing.T, _ providertest.Factory) {
 			t.Fatalf("error reveals the password: %v", err)
 		}
 	}
+}
+
+func requireSchema(t *testing.T, f providertest.Factory) {
+	existing := f.NewProvider(t).(*postgres.Provider)
+	missing := pgtest.RandomSchema()
+	_, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: missing, RequireSchema: true})
+	if !errors.Is(err, postgres.ErrSchemaNotFound) {
+		t.Fatalf("open of missing schema %s: err %v, want ErrSchemaNotFound", missing, err)
+	}
+	var created bool
+	if err := existing.Pool().QueryRow(t.Context(), "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", missing).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		t.Fatalf("RequireSchema created schema %s", missing)
+	}
+	p, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: existing.Schema(), RequireSchema: true})
+	if err != nil {
+		t.Fatalf("open of existing schema %s with RequireSchema: %v", existing.Schema(), err)
+	}
+	_ = p.Close()
 }
 
 // A transaction elsewhere in the cluster holds the snapshot's xmin below a

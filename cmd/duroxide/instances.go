@@ -1,0 +1,192 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+func (c *cli) startCommand() *cobra.Command {
+	var id, input, version string
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "start ORCHESTRATION",
+		Short: "Start an instance (idempotent on --id) and optionally wait for it",
+		Example: `  duroxide start Greeting --input '"world"' --id greet-1
+  duroxide start Chain --input '{"n": 3}' --wait 1m`,
+		Args: args("ORCHESTRATION"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			payload, err := jsonArg("--input", input)
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				id = newInstanceID(a[0])
+			}
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			var opts []runtime.StartOption
+			if version != "" {
+				opts = append(opts, runtime.StartVersion(version))
+			}
+			if err := c.client.Start(cmd.Context(), id, a[0], payload, opts...); err != nil {
+				return err
+			}
+			if wait <= 0 {
+				return c.print(map[string]string{"instance": id}, func() { fmt.Fprintf(c.stdout, "started %s\n", id) })
+			}
+			return c.waitFor(cmd, id, wait)
+		},
+	}
+	cmd.Flags().StringVar(&id, "id", "", "instance ID (default: the orchestration name and a random suffix)")
+	cmd.Flags().StringVar(&input, "input", "", "input as JSON (default null)")
+	cmd.Flags().StringVar(&version, "version", "", "orchestration version (default: the latest the worker registers)")
+	cmd.Flags().DurationVar(&wait, "wait", 0, "wait this long for the instance to finish and print its status")
+	return cmd
+}
+
+func (c *cli) raiseCommand() *cobra.Command {
+	var data, key string
+	cmd := &cobra.Command{
+		Use:     "raise INSTANCE EVENT",
+		Short:   "Raise an external event on an instance",
+		Example: `  duroxide raise expense-42 approval --data '{"approved": true, "by": "alice"}' --key approval-1`,
+		Args:    args("INSTANCE", "EVENT"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			payload, err := jsonArg("--data", data)
+			if err != nil {
+				return err
+			}
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			var opts []runtime.RaiseOption
+			if key != "" {
+				opts = append(opts, runtime.EventKey(key))
+			}
+			if err := c.client.RaiseEvent(cmd.Context(), a[0], a[1], payload, opts...); err != nil {
+				return err
+			}
+			return c.print(map[string]string{"instance": a[0], "event": a[1]},
+				func() { fmt.Fprintf(c.stdout, "raised %s on %s\n", a[1], a[0]) })
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "", "event data as JSON (default null)")
+	cmd.Flags().StringVar(&key, "key", "", "idempotency key: the event is recorded once however often it is raised with this key")
+	return cmd
+}
+
+func (c *cli) terminateCommand() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "terminate INSTANCE",
+		Short: "Terminate a running instance and its sub-orchestrations",
+		Args:  args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			if err := c.client.Terminate(cmd.Context(), a[0], reason); err != nil {
+				return err
+			}
+			return c.print(map[string]string{"instance": a[0]}, func() { fmt.Fprintf(c.stdout, "termination of %s requested\n", a[0]) })
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "terminated with the duroxide CLI", "reason recorded in the instance's failure")
+	return cmd
+}
+
+func (c *cli) waitCommand() *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "wait INSTANCE",
+		Short: "Wait for an instance to finish and print its status (exit 1 unless it completed)",
+		Args:  args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			return c.waitFor(cmd, a[0], timeout)
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait")
+	return cmd
+}
+
+func (c *cli) waitFor(cmd *cobra.Command, id string, timeout time.Duration) error {
+	st, err := c.client.Wait(cmd.Context(), id, timeout)
+	if err != nil {
+		return err
+	}
+	if err := c.printStatus(st); err != nil {
+		return err
+	}
+	if st.Status != provider.StatusCompleted {
+		return &failedError{fmt.Sprintf("instance %s ended %s", id, st.Status)}
+	}
+	return nil
+}
+
+func (c *cli) statusCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status INSTANCE",
+		Short: "Show an instance's status, output, failure and custom status",
+		Args:  args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			st, err := c.client.Status(cmd.Context(), a[0])
+			if err != nil {
+				return notFoundHint(err, a[0])
+			}
+			return c.printStatus(st)
+		},
+	}
+}
+
+func (c *cli) historyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "history INSTANCE",
+		Short: "Show the history of an instance's current execution",
+		Args:  args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			events, err := c.client.History(cmd.Context(), a[0])
+			if err != nil {
+				return fmt.Errorf("history of %s: %w", a[0], err)
+			}
+			if len(events) == 0 {
+				return notFoundHint(fmt.Errorf("history of %s: %w", a[0], provider.ErrNotFound), a[0])
+			}
+			return c.print(events, func() { printHistory(c.stdout, events) })
+		},
+	}
+}
+
+// jsonArg checks a JSON flag value; empty means null.
+func jsonArg(flag, value string) (json.RawMessage, error) {
+	if value == "" {
+		return json.RawMessage("null"), nil
+	}
+	if !json.Valid([]byte(value)) {
+		return nil, usagef("%s is not valid JSON: %q (strings need quotes: '\"text\"')", flag, value)
+	}
+	return json.RawMessage(value), nil
+}
+
+func newInstanceID(orchestration string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return orchestration + "-" + hex.EncodeToString(b)
+}

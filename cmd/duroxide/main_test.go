@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/sqlite"
+	"github.com/duroxide/duroxide-go/runtime"
+	"github.com/duroxide/duroxide-go/samples"
+)
+
+// The CLI runs in-process against a real store, while a runtime with the
+// sample orchestrations works the same store through its own connection,
+// as a WorkerPool's pods would.
+
+func TestCLIOnSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	startWorkers(t, p)
+	exerciseCLI(t, []string{"--store", path})
+}
+
+func TestCLIOnPostgres(t *testing.T) {
+	p := pgtest.Open(t)
+	startWorkers(t, p)
+	// The connection string comes from the environment, as the docs advise.
+	t.Setenv(envStore, pgtest.URL(t))
+	exerciseCLI(t, []string{"--schema", p.Schema()})
+}
+
+func startWorkers(t *testing.T, p provider.Provider) {
+	t.Helper()
+	reg := runtime.NewRegistry()
+	samples.Register(reg)
+	rt := runtime.New(p, reg, runtime.Options{})
+	if err := rt.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	})
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// cliWith runs the command line with the store flags first.
+func cliWith(t *testing.T, store []string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(t.Context(), append(append([]string{}, store...), args...), &out, &errOut)
+	return result{out.String(), errOut.String(), code}
+}
+
+func exerciseCLI(t *testing.T, store []string) {
+	cli := func(args ...string) result { t.Helper(); return cliWith(t, store, args...) }
+	mustRun := func(args ...string) string {
+		t.Helper()
+		r := cli(args...)
+		if r.code != 0 {
+			t.Fatalf("duroxide %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+		return r.stdout
+	}
+
+	// start --wait prints the final status; a second start of the same ID changes nothing.
+	out := mustRun("start", "Hello", "--id", "hello-1", "--input", `"CLI"`, "--wait", "2m")
+	if !strings.Contains(out, `"Hello, CLI!"`) || !strings.Contains(out, "Completed") {
+		t.Fatalf("start --wait printed:\n%s", out)
+	}
+	mustRun("start", "Hello", "--id", "hello-1", "--input", `"again"`)
+	if st := statusOf(t, mustRun("status", "hello-1", "-o", "json")); string(st.Output) != `"Hello, CLI!"` {
+		t.Errorf("second start changed the output to %s", st.Output)
+	}
+	if hist := mustRun("history", "hello-1"); !strings.Contains(hist, "OrchestrationCompleted") || !strings.Contains(hist, "ActivityScheduled") {
+		t.Errorf("history:\n%s", hist)
+	}
+
+	// An event raised twice with one key is recorded once.
+	mustRun("start", "Approval", "--id", "approve-1", "--input", `{"item": "laptop", "timeout": 600000000000}`)
+	for range 2 {
+		mustRun("raise", "approve-1", "approval", "--data", `{"approved": true, "by": "cli"}`, "--key", "decision")
+	}
+	st := statusOf(t, mustRun("wait", "approve-1", "--timeout", "2m", "-o", "json"))
+	if string(st.Output) != `"laptop: approved by cli"` {
+		t.Errorf("approval output %s", st.Output)
+	}
+	var events []provider.Event
+	decode(t, mustRun("history", "approve-1", "-o", "json"), &events)
+	if n := countKind(events, provider.EventExternalRaised); n != 1 {
+		t.Errorf("history records the keyed event %d times, want once", n)
+	}
+
+	// terminate: wait reports the end and exits 1, the reason is in the failure.
+	mustRun("start", "Approval", "--id", "stop-1", "--input", `{"item": "desk", "timeout": 600000000000}`)
+	mustRun("terminate", "stop-1", "--reason", "no budget")
+	r := cli("wait", "stop-1", "--timeout", "2m")
+	if r.code != exitFailed || !strings.Contains(r.stdout, "Terminated") || !strings.Contains(r.stdout, "no budget") {
+		t.Errorf("wait on a terminated instance: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	var listed []listEntry
+	decode(t, mustRun("list", "--status", "Completed", "-o", "json"), &listed)
+	if got := instanceIDs(listed); strings.Join(got, ",") != "approve-1,hello-1" {
+		t.Errorf("list --status Completed: %v", got)
+	}
+	var stats struct {
+		Instances provider.SystemMetrics `json:"instances"`
+	}
+	decode(t, mustRun("stats", "-o", "json"), &stats)
+	if m := stats.Instances; m.TotalInstances != 3 || m.Completed != 2 || m.Terminated != 1 {
+		t.Errorf("stats: %+v", m)
+	}
+
+	// Bad input is refused before anything reaches the store.
+	for _, bad := range [][]string{
+		{"start", "Hello", "--input", "{not json"},
+		{"raise", "hello-1"},
+		{"list", "--status", "Sleeping"},
+		{"purge"},
+		{"status", "hello-1", "-o", "yaml"},
+	} {
+		if r := cli(bad...); r.code != exitUsage || r.stderr == "" {
+			t.Errorf("duroxide %s: exit %d, stderr %q; want exit %d and a message", strings.Join(bad, " "), r.code, r.stderr, exitUsage)
+		}
+	}
+	decode(t, mustRun("stats", "-o", "json"), &stats)
+	if stats.Instances.TotalInstances != 3 {
+		t.Errorf("bad input changed the store: %d instances", stats.Instances.TotalInstances)
+	}
+
+	// delete one, purge the rest.
+	if out := mustRun("delete", "stop-1"); !strings.Contains(out, "deleted 1 instances") {
+		t.Errorf("delete printed %q", out)
+	}
+	if r := cli("status", "stop-1"); r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("status of a deleted instance: exit %d, stderr %q", r.code, r.stderr)
+	}
+	var purged provider.DeleteResult
+	decode(t, mustRun("purge", "--all", "-o", "json"), &purged)
+	if purged.InstancesDeleted != 2 {
+		t.Errorf("purge --all deleted %d instances, want 2", purged.InstancesDeleted)
+	}
+	decode(t, mustRun("list", "-o", "json"), &listed)
+	if len(listed) != 0 {
+		t.Errorf("after purge, list shows %v", instanceIDs(listed))
+	}
+}
+
+func TestCLIRefusesAMissingStore(t *testing.T) {
+	t.Setenv(envStore, "")
+	t.Setenv(envPostgresURL, "")
+	missing := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{{"list"}, {"--store", missing, "list"}} {
+		var out, errOut bytes.Buffer
+		if code := run(t.Context(), args, &out, &errOut); code != exitUsage {
+			t.Errorf("duroxide %v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
+		}
+	}
+	if m, _ := filepath.Glob(missing + "*"); len(m) != 0 {
+		t.Errorf("a mistyped SQLite path was created: %v", m)
+	}
+}
+
+func TestCLIRefusesAMissingSchemaAndHidesThePassword(t *testing.T) {
+	url := pgtest.URL(t)
+	var out, errOut bytes.Buffer
+	t.Setenv(envStore, url)
+	code := run(t.Context(), []string{"--schema", "no_such_schema_here", "list"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "does not exist") {
+		t.Errorf("missing schema: exit %d, stderr %q", code, errOut.String())
+	}
+	errOut.Reset()
+	t.Setenv(envStore, "postgres://someone:s3cretPassw0rd@127.0.0.1:1/db?connect_timeout=2")
+	if code := run(t.Context(), []string{"list"}, &out, &errOut); code != exitFailed {
+		t.Errorf("unreachable store: exit %d, want %d", code, exitFailed)
+	}
+	if strings.Contains(errOut.String(), "s3cretPassw0rd") || errOut.Len() == 0 {
+		t.Errorf("unreachable store: stderr %q (must explain, must not show the password)", errOut.String())
+	}
+}
+
+func statusOf(t *testing.T, out string) statusView {
+	t.Helper()
+	var v statusView
+	decode(t, out, &v)
+	return v
+}
+
+func decode(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("decode %T from %q: %v", v, out, err)
+	}
+}
+
+func countKind(events []provider.Event, kind provider.EventKind) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func instanceIDs(entries []listEntry) []string {
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		ids = append(ids, e.Instance)
+	}
+	return ids
+}

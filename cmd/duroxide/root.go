@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/sqlite"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// Environment variables read when the matching flag is not given. The
+// PostgreSQL ones are those a WorkerPool's pods get, so the CLI works with a
+// worker's settings as they are.
+const (
+	envStore       = "DUROXIDE_STORE"
+	envPostgresURL = "DUROXIDE_POSTGRES_URL"
+	envSchema      = "DUROXIDE_POSTGRES_SCHEMA"
+)
+
+// exitUsage is the exit code of a command that was not understood;
+// exitFailed of one that ran and failed (including an instance that failed).
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// cli holds the global flags and the store the commands share.
+type cli struct {
+	store, schema, output string
+	stdout                io.Writer
+
+	provider provider.Provider
+	client   *runtime.Client
+	admin    provider.Admin
+}
+
+// failedError makes a command exit with exitFailed after printing its result,
+// e.g. `wait` on an instance that failed.
+type failedError struct{ msg string }
+
+func (e *failedError) Error() string { return e.msg }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := &cli{stdout: stdout}
+	root := c.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	c.close()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "duroxide:", err)
+	var failed *failedError
+	var usage *usageError
+	switch {
+	case errors.As(err, &failed):
+		return exitFailed
+	case errors.As(err, &usage), strings.HasPrefix(err.Error(), "unknown command"):
+		return exitUsage
+	default:
+		return exitFailed
+	}
+}
+
+// usageError is bad input: a malformed argument, a missing store.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+func (c *cli) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "duroxide",
+		Short: "Inspect and manage duroxide orchestration instances in a store",
+		Long: "duroxide talks to a store (PostgreSQL or SQLite) directly: it needs no worker and no Kubernetes.\n\n" +
+			"The store is --store, else $" + envStore + ", else $" + envPostgresURL + " (a WorkerPool pod's setting).\n" +
+			"A postgres:// or postgresql:// URL selects PostgreSQL (schema: --schema, else $" + envSchema + ", else \"" + postgres.DefaultSchema + "\");\n" +
+			"anything else is a SQLite file, which must exist. Keep passwords in the environment: flags show in process listings.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.PersistentFlags().StringVar(&c.store, "store", "", "PostgreSQL URL or SQLite file (default $"+envStore+" or $"+envPostgresURL+")")
+	root.PersistentFlags().StringVar(&c.schema, "schema", "", "PostgreSQL schema (default $"+envSchema+" or \""+postgres.DefaultSchema+"\")")
+	root.PersistentFlags().StringVarP(&c.output, "output", "o", "text", "output format: text or json")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if c.output != "text" && c.output != "json" {
+			return usagef("--output must be text or json, not %q", c.output)
+		}
+		return nil
+	}
+	root.AddCommand(c.startCommand(), c.raiseCommand(), c.terminateCommand(), c.waitCommand(),
+		c.statusCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand())
+	return root
+}
+
+// open connects to the store; every command but help calls it first.
+func (c *cli) open(ctx context.Context) error {
+	target := firstNonEmpty(c.store, os.Getenv(envStore), os.Getenv(envPostgresURL))
+	if target == "" {
+		return usagef("no store: pass --store or set $%s (a postgres:// URL or a SQLite file)", envStore)
+	}
+	p, err := openStore(ctx, target, firstNonEmpty(c.schema, os.Getenv(envSchema)))
+	if err != nil {
+		return err
+	}
+	c.provider = p
+	c.client = runtime.NewClient(p)
+	c.admin, _ = p.(provider.Admin)
+	return nil
+}
+
+func openStore(ctx context.Context, target, schema string) (provider.Provider, error) {
+	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
+		// postgres.Open redacts the connection string from its errors.
+		p, err := postgres.Open(ctx, target, postgres.Options{Schema: schema, MaxConns: 4, RequireSchema: true})
+		if errors.Is(err, postgres.ErrSchemaNotFound) {
+			return nil, usagef("schema %q does not exist in that database: check --schema (a pool's workers create its schema when they first start)",
+				firstNonEmpty(schema, postgres.DefaultSchema))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open PostgreSQL store: %w", err)
+		}
+		return p, nil
+	}
+	if schema != "" {
+		return nil, usagef("--schema applies to PostgreSQL stores only")
+	}
+	path := strings.TrimPrefix(target, "sqlite:")
+	// A typo must not silently create an empty database and report "no instances".
+	if _, err := os.Stat(path); err != nil {
+		return nil, usagef("SQLite store %s: %w", path, err)
+	}
+	p, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite store %s: %w", path, err)
+	}
+	return p, nil
+}
+
+func (c *cli) close() {
+	if c.provider != nil {
+		_ = c.provider.Close()
+	}
+}
+
+// needAdmin returns the store's management side; both built-in stores have one.
+func (c *cli) needAdmin() (provider.Admin, error) {
+	if c.admin == nil {
+		return nil, fmt.Errorf("store %T has no management interface", c.provider)
+	}
+	return c.admin, nil
+}
+
+// args accepts exactly the named positional arguments.
+func args(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, got []string) error {
+		if len(got) != len(names) {
+			return usagef("%s takes %d argument(s) (%s), got %d", cmd.Name(), len(names), strings.Join(names, ", "), len(got))
+		}
+		return nil
+	}
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
