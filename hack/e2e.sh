@@ -31,7 +31,6 @@ rmdir "$scratch" # hack/dev.sh up creates it
 step "images, PostgreSQL on 127.0.0.1:5432, cluster, operator (hack/dev.sh up)"
 eval "$(hack/dev.sh up "$scratch")"
 pgurl=$(cat "$scratch/postgres-url")
-psql=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql | tail -1)
 k() { "$BIN/kubectl" "$@"; }
 k -n duroxide-system get pods -o wide
 
@@ -103,9 +102,14 @@ echo "$done_ok of 200 completed with output 3"
 [ "$done_ok" = 200 ] || fail "only $done_ok of 200 completed correctly"
 
 step "delete under each deletion policy"
+# The instance as the store has it, read with the duroxide CLI (bin/duroxide, built with the images).
 state() {
-  "$psql" "$pgurl" -tA -c "SELECT coalesce((SELECT e.status FROM duroxide_samples.instances i JOIN duroxide_samples.executions e
-    ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id WHERE i.instance_id = 'default/$1'), 'absent')"
+  local out
+  if out=$(DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples status "default/$1" -o json 2>&1); then
+    printf '%s' "$out" | sed -n 's/^  "status": "\(.*\)",$/\1/p'
+  else
+    case "$out" in *"not found"*) echo absent ;; *) echo "error: $out" ;; esac
+  fi
 }
 for policy in Terminate Purge Orphan; do
   name=del-$(echo "$policy" | tr '[:upper:]' '[:lower:]')
