@@ -81,10 +81,13 @@ k wait --for=jsonpath='{.status.readyReplicas}'=3 workerpool/samples --timeout=1
 k get pods -l duroxide.io/pool=samples
 k scale workerpool samples --replicas=1
 k wait --for=jsonpath='{.status.replicas}'=1 workerpool/samples --timeout=120s >/dev/null
-for _ in $(seq 1 120); do
-  [ "$(k get pods -l duroxide.io/pool=samples --no-headers 2>/dev/null | wc -l)" = 1 ] && break; sleep 0.5
+pods=0
+for _ in $(seq 1 240); do
+  pods=$(k get pods -l duroxide.io/pool=samples --no-headers 2>/dev/null | wc -l)
+  [ "$pods" = 1 ] && break; sleep 0.5
 done
 k get pods -l duroxide.io/pool=samples
+[ "$pods" = 1 ] || fail "scaled back to 1, but $pods worker pods remain after 2 minutes"
 
 step "200 orchestrations in flight (3 durable 3 s ticks each) across a worker pod deletion"
 for i in $(seq -w 1 200); do
