@@ -127,14 +127,14 @@ func (s *Stores) init() {
 func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, error) {
 	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
 	want := configOf(pool)
-	if st, err, ok := s.cached(key, want); ok {
+	if st, ok, err := s.cached(key, want); ok {
 		return st, err
 	}
 	lock := s.poolLock(key)
 	lock.Lock()
 	defer lock.Unlock()
 	// Another reconcile may have opened it (or failed to) while this one waited.
-	if st, err, ok := s.cached(key, want); ok {
+	if st, ok, err := s.cached(key, want); ok {
 		return st, err
 	}
 	return s.open(ctx, key, want)
@@ -142,17 +142,17 @@ func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, erro
 
 // cached returns the open store or the recent failure for the pool's current
 // settings; ok is false when the store has to be (re)opened.
-func (s *Stores) cached(key types.NamespacedName, want storeConfig) (*Store, error, bool) {
+func (s *Stores) cached(key types.NamespacedName, want storeConfig) (*Store, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
 	if st, ok := s.byPool[key]; ok && st.config.sameSpec(want) {
-		return st, nil, true
+		return st, true, nil
 	}
 	if f, ok := s.failures[key]; ok && f.config.sameSpec(want) && time.Now().Before(f.retryAt) {
-		return nil, f.err, true
+		return nil, true, f.err
 	}
-	return nil, nil, false
+	return nil, false, nil
 }
 
 func (s *Stores) poolLock(key types.NamespacedName) *sync.Mutex {

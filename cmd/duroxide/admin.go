@@ -137,8 +137,44 @@ func (c *cli) purgeCommand() *cobra.Command {
 	return cmd
 }
 
+// deletedView and statsView give -o json the same camelCase keys as the other commands.
+type deletedView struct {
+	Instances  int64 `json:"instancesDeleted"`
+	Executions int64 `json:"executionsDeleted"`
+	Events     int64 `json:"eventsDeleted"`
+	Messages   int64 `json:"messagesDeleted"`
+}
+
+type statsView struct {
+	Instances struct {
+		Total      int64 `json:"total"`
+		Running    int64 `json:"running"`
+		Completed  int64 `json:"completed"`
+		Failed     int64 `json:"failed"`
+		Terminated int64 `json:"terminated"`
+	} `json:"instances"`
+	Executions    int64 `json:"executions"`
+	HistoryEvents int64 `json:"historyEvents"`
+	Queues        struct {
+		Orchestrator int64 `json:"orchestrator"`
+		Worker       int64 `json:"worker"`
+		Delayed      int64 `json:"delayed"`
+		Locked       int64 `json:"locked"`
+	} `json:"queues"`
+}
+
+func newStatsView(m provider.SystemMetrics, q provider.QueueDepths) statsView {
+	var v statsView
+	v.Instances.Total, v.Instances.Running, v.Instances.Completed = m.TotalInstances, m.Running, m.Completed
+	v.Instances.Failed, v.Instances.Terminated = m.Failed, m.Terminated
+	v.Executions, v.HistoryEvents = m.TotalExecutions, m.TotalEvents
+	v.Queues.Orchestrator, v.Queues.Worker, v.Queues.Delayed, v.Queues.Locked = q.Orchestrator, q.Worker, q.Delayed, q.Locked
+	return v
+}
+
 func (c *cli) printDeleted(r provider.DeleteResult) error {
-	return c.print(r, func() {
+	v := deletedView{r.InstancesDeleted, r.ExecutionsDeleted, r.EventsDeleted, r.MessagesDeleted}
+	return c.print(v, func() {
 		fmt.Fprintf(c.stdout, "deleted %d instances, %d executions, %d history events, %d queued messages\n",
 			r.InstancesDeleted, r.ExecutionsDeleted, r.EventsDeleted, r.MessagesDeleted)
 	})
@@ -165,7 +201,7 @@ func (c *cli) statsCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("queue depths: %w", err)
 			}
-			return c.print(map[string]any{"instances": m, "queues": q}, func() {
+			return c.print(newStatsView(m, q), func() {
 				fmt.Fprintf(c.stdout, "instances: %d (running %d, completed %d, failed %d, terminated %d), executions %d, history events %d\n",
 					m.TotalInstances, m.Running, m.Completed, m.Failed, m.Terminated, m.TotalExecutions, m.TotalEvents)
 				fmt.Fprintf(c.stdout, "queues: orchestrator %d, worker %d, delayed %d, locked %d\n", q.Orchestrator, q.Worker, q.Delayed, q.Locked)

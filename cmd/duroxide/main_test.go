@@ -119,11 +119,9 @@ func exerciseCLI(t *testing.T, store []string) {
 	if got := instanceIDs(listed); strings.Join(got, ",") != "approve-1,hello-1" {
 		t.Errorf("list --status Completed: %v", got)
 	}
-	var stats struct {
-		Instances provider.SystemMetrics `json:"instances"`
-	}
+	var stats statsView
 	decode(t, mustRun("stats", "-o", "json"), &stats)
-	if m := stats.Instances; m.TotalInstances != 3 || m.Completed != 2 || m.Terminated != 1 {
+	if m := stats.Instances; m.Total != 3 || m.Completed != 2 || m.Terminated != 1 {
 		t.Errorf("stats: %+v", m)
 	}
 
@@ -140,8 +138,8 @@ func exerciseCLI(t *testing.T, store []string) {
 		}
 	}
 	decode(t, mustRun("stats", "-o", "json"), &stats)
-	if stats.Instances.TotalInstances != 3 {
-		t.Errorf("bad input changed the store: %d instances", stats.Instances.TotalInstances)
+	if stats.Instances.Total != 3 {
+		t.Errorf("bad input changed the store: %d instances", stats.Instances.Total)
 	}
 
 	// delete one, purge the rest.
@@ -151,10 +149,10 @@ func exerciseCLI(t *testing.T, store []string) {
 	if r := cli("status", "stop-1"); r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("status of a deleted instance: exit %d, stderr %q", r.code, r.stderr)
 	}
-	var purged provider.DeleteResult
+	var purged deletedView
 	decode(t, mustRun("purge", "--all", "-o", "json"), &purged)
-	if purged.InstancesDeleted != 2 {
-		t.Errorf("purge --all deleted %d instances, want 2", purged.InstancesDeleted)
+	if purged.Instances != 2 {
+		t.Errorf("purge --all deleted %d instances, want 2", purged.Instances)
 	}
 	decode(t, mustRun("list", "-o", "json"), &listed)
 	if len(listed) != 0 {
