@@ -36,7 +36,6 @@ func (r *OrchestrationReconciler) start(ctx context.Context, o *v1.Orchestration
 	o.Status.InstanceID = id
 	o.Status.InputDigest = inputDigest(o)
 	o.Status.Phase = v1.PhasePending
-	setCondition(o, CondRunning, metav1.ConditionFalse, "Pending", "started; waiting for a worker of pool "+o.Spec.WorkerPool+" to run the first turn")
 	return nil
 }
 

@@ -141,6 +141,9 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 	setCondition(o, CondReady, metav1.ConditionTrue, "StoreReachable", "the pool's store is reachable")
 	r.mirror(o, view)
 	o.Status.ObservedGeneration = o.Generation
+	if o.Status.Phase == v1.PhasePending {
+		return reconcile.Result{RequeueAfter: min(r.Resync, r.explainPending(ctx, o, store))}, nil
+	}
 	if finished(o.Status.Phase) {
 		return r.expireAfterTTL(ctx, o)
 	}

@@ -38,6 +38,7 @@ type Store struct {
 	config   storeConfig
 	stop     context.CancelFunc
 	done     chan struct{}
+	workers  workerCache
 }
 
 // storeConfig identifies what a Store was opened from; a change reopens it.

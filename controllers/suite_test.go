@@ -185,6 +185,19 @@ func newPool(t *testing.T, opts ...func(*dxruntime.Options)) *testPool {
 // newPoolIn is newPool in an existing namespace.
 func newPoolIn(t *testing.T, ns string, opts ...func(*dxruntime.Options)) *testPool {
 	t.Helper()
+	p := newIdlePool(t, ns)
+	ro := workerOptions()
+	for _, o := range opts {
+		o(&ro)
+	}
+	startWorkers(t, p.store, ro)
+	return p
+}
+
+// newIdlePool is a pool whose workers are not running (yet): scaled to 0,
+// or its pods failing.
+func newIdlePool(t *testing.T, ns string) *testPool {
+	t.Helper()
 	p := &testPool{ns: ns, name: "pool", schema: pgtest.RandomSchema()}
 	createSecret(t, p.ns, "pg", pgURL)
 	wp := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: p.ns},
@@ -197,11 +210,6 @@ func newPoolIn(t *testing.T, ns string, opts ...func(*dxruntime.Options)) *testP
 		_ = p.store.DropSchema(context.Background())
 	})
 	p.client = dxruntime.NewClient(p.store)
-	ro := workerOptions()
-	for _, o := range opts {
-		o(&ro)
-	}
-	startWorkers(t, p.store, ro)
 	return p
 }
 

@@ -46,6 +46,13 @@ type Options struct {
 	DrainTimeout time.Duration
 	// Logger receives the runtime's logs (default slog.Default()).
 	Logger *slog.Logger
+	// WorkerID names this runtime in its announcement to the store (default:
+	// the host name and a random suffix). A WorkerPool's pods use their name.
+	WorkerID string
+	// HeartbeatInterval is how often the runtime renews its announcement of the
+	// orchestrations and activities it runs, when the store keeps announcements
+	// (provider.Workers; default 15s).
+	HeartbeatInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -76,6 +83,10 @@ func (o Options) withDefaults() Options {
 	def(&o.RetryBackoff, 100*time.Millisecond)
 	def(&o.MaxRetryBackoff, 30*time.Second)
 	def(&o.DrainTimeout, 10*time.Second)
+	def(&o.HeartbeatInterval, 15*time.Second)
+	if o.WorkerID == "" {
+		o.WorkerID = defaultWorkerID()
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 10
 	}

@@ -130,6 +130,18 @@ func (r *Registry) Orchestrations() map[string][]string {
 	return out
 }
 
+// Activities lists registered activity names, sorted.
+func (r *Registry) Activities() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.activities))
+	for name := range r.activities {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // RegisterOrchestration registers a typed orchestration at DefaultVersion.
 // It panics on a duplicate or invalid registration: those are programming
 // errors found at startup, as with http.ServeMux.

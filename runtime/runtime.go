@@ -52,7 +52,10 @@ func (r *Runtime) Start(ctx context.Context) error {
 			r.loops.Go(func() { r.activityLoop(fetchCtx, slots) })
 		}
 	}
-	r.opts.Logger.Info("duroxide runtime started",
+	if w, ok := r.p.(provider.Workers); ok {
+		r.loops.Go(func() { r.announce(fetchCtx, w) })
+	}
+	r.opts.Logger.Info("duroxide runtime started", "worker", r.opts.WorkerID,
 		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))
 	return nil
 }
@@ -76,6 +79,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	select {
 	case <-done:
 		r.hardStop()
+		r.withdraw(ctx)
 		return nil
 	case <-drain.C:
 	case <-ctx.Done():
@@ -84,6 +88,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.hardStop()
 	select {
 	case <-done:
+		r.withdraw(ctx)
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("shutdown: %w", ctx.Err())

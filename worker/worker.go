@@ -89,6 +89,7 @@ func (w *Worker) runtimeOptions() runtime.Options {
 		ActivityLockTimeout:      w.cfg.LockTimeout,
 		DrainTimeout:             w.cfg.DrainTimeout,
 		Logger:                   w.logger,
+		WorkerID:                 w.cfg.WorkerID,
 	}
 }
 

@@ -66,6 +66,7 @@ func Groups() []Group {
 		{"MultiFetch", multiFetchCases()},
 		{"Watch", watchCases()},
 		{"Concurrency", concurrencyCases()},
+		{"Workers", workerCases()},
 	}
 }
 

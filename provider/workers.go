@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/semver"
+)
+
+// WorkerInfo is what a worker process announces about itself: who it is and
+// which code it runs, so that tools (the operator) can tell a user that no
+// running worker registers an orchestration instead of leaving its instance
+// silently pending.
+type WorkerInfo struct {
+	ID string `json:"id"`
+	// Orchestrations maps each registered orchestration name to its versions.
+	Orchestrations map[string][]string `json:"orchestrations"`
+	Activities     []string            `json:"activities"`
+	// StartedAt and LastSeen are set by the store (its clock where it has one).
+	StartedAt time.Time `json:"startedAt"`
+	LastSeen  time.Time `json:"lastSeen"`
+}
+
+// Registers reports whether the worker runs the named orchestration, and the
+// version when one is given.
+func (w WorkerInfo) Registers(name, version string) bool {
+	versions, ok := w.Orchestrations[name]
+	if !ok || version == "" {
+		return ok
+	}
+	for _, v := range versions {
+		if semver.Compare(canonicalSemver(v), canonicalSemver(version)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalSemver accepts versions with or without the leading "v", as the registry does.
+func canonicalSemver(v string) string {
+	if !strings.HasPrefix(v, "v") {
+		return "v" + v
+	}
+	return v
+}
+
+// Workers is the optional part of a provider that keeps worker announcements.
+// Both built-in providers implement it; the runtime announces itself when its
+// provider does.
+type Workers interface {
+	// Heartbeat records the worker's announcement, or refreshes it.
+	Heartbeat(ctx context.Context, w WorkerInfo) error
+	// RemoveWorker forgets a worker; a worker calls it when it shuts down cleanly.
+	RemoveWorker(ctx context.Context, id string) error
+	// ListWorkers returns the workers whose last heartbeat is at most within old.
+	ListWorkers(ctx context.Context, within time.Duration) ([]WorkerInfo, error)
+}
+
+// workerRecord is the stored form of a WorkerInfo: what the worker announces,
+// without the identity and the times the store keeps in columns.
+type workerRecord struct {
+	Orchestrations map[string][]string `json:"orchestrations"`
+	Activities     []string            `json:"activities"`
+}
+
+// EncodeWorkerInfo is the JSON a provider stores for w.
+func EncodeWorkerInfo(w WorkerInfo) (string, error) {
+	if w.ID == "" {
+		return "", errors.New("worker ID is required")
+	}
+	b, err := json.Marshal(workerRecord{Orchestrations: w.Orchestrations, Activities: w.Activities})
+	if err != nil {
+		return "", fmt.Errorf("encode worker %s: %w", w.ID, err)
+	}
+	return string(b), nil
+}
+
+// DecodeWorkerInfo reads what EncodeWorkerInfo wrote.
+func DecodeWorkerInfo(id, stored string) (WorkerInfo, error) {
+	var r workerRecord
+	if err := json.Unmarshal([]byte(stored), &r); err != nil {
+		return WorkerInfo{}, fmt.Errorf("worker %s: corrupt announcement: %w", id, err)
+	}
+	return WorkerInfo{ID: id, Orchestrations: r.Orchestrations, Activities: r.Activities}, nil
+}
