@@ -78,6 +78,20 @@ func exerciseCLI(t *testing.T, store []string) {
 		return r.stdout
 	}
 
+	// The workers' announcement: the in-process runtime with the samples
+	// (its first heartbeat goes out as it starts, asynchronously).
+	var workers []provider.WorkerInfo
+	for deadline := time.Now().Add(30 * time.Second); len(workers) == 0 && time.Now().Before(deadline); {
+		decode(t, mustRun("workers", "-o", "json"), &workers)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(workers) != 1 || !workers[0].Registers("Approval", "") || len(workers[0].Activities) == 0 {
+		t.Errorf("workers: %+v", workers)
+	}
+	if out := mustRun("workers"); !strings.Contains(out, "Hello@1.0.0") {
+		t.Errorf("workers printed:\n%s", out)
+	}
+
 	// start --wait prints the final status; a second start of the same ID changes nothing.
 	out := mustRun("start", "Hello", "--id", "hello-1", "--input", `"CLI"`, "--wait", "2m")
 	if !strings.Contains(out, `"Hello, CLI!"`) || !strings.Contains(out, "Completed") {

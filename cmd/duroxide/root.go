@@ -104,7 +104,8 @@ func (c *cli) rootCommand() *cobra.Command {
 		return nil
 	}
 	root.AddCommand(c.startCommand(), c.raiseCommand(), c.terminateCommand(), c.waitCommand(),
-		c.statusCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand())
+		c.statusCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand(),
+		c.workersCommand())
 	return root
 }
 

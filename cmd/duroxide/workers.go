@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+func (c *cli) workersCommand() *cobra.Command {
+	var within time.Duration
+	cmd := &cobra.Command{
+		Use:   "workers",
+		Short: "List the workers that announced themselves recently, with the code they run",
+		Args:  args(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			w, ok := c.provider.(provider.Workers)
+			if !ok {
+				return fmt.Errorf("store %T keeps no worker announcements", c.provider)
+			}
+			list, err := w.ListWorkers(cmd.Context(), within)
+			if err != nil {
+				return fmt.Errorf("list workers: %w", err)
+			}
+			if list == nil {
+				list = []provider.WorkerInfo{}
+			}
+			return c.print(list, func() {
+				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "WORKER\tLAST SEEN\tORCHESTRATIONS\tACTIVITIES")
+				for _, wi := range list {
+					fmt.Fprintf(tw, "%s\t%s ago\t%s\t%d\n", wi.ID, time.Since(wi.LastSeen).Round(time.Second),
+						orchestrationList(wi.Orchestrations), len(wi.Activities))
+				}
+				_ = tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().DurationVar(&within, "within", time.Minute, "only workers seen this recently")
+	return cmd
+}
+
+// orchestrationList renders name@version,... sorted by name.
+func orchestrationList(orchestrations map[string][]string) string {
+	var out []string
+	for name, versions := range orchestrations {
+		for _, v := range versions {
+			out = append(out, name+"@"+v)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
