@@ -41,6 +41,14 @@ k wait --for=create deploy/samples --timeout=60s >/dev/null
 k rollout status deploy/samples --timeout=120s
 k wait --for=condition=Ready pod -l duroxide.io/pool=samples --timeout=60s
 k get pods -l duroxide.io/pool=samples -o wide
+pod=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
+for _ in $(seq 1 60); do
+  DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "^$pod " && break; sleep 0.5
+done
+echo "workers announced in the store (duroxide workers):"
+DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers
+DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "^$pod .*Approval@1.0.0" ||
+  fail "worker pod $pod did not announce the sample orchestrations"
 
 step "every sample reaches Succeeded"
 for o in hello chain fanout approval subfanout counter saga retry; do
