@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"golang.org/x/mod/semver"
 )
 
 // WorkerInfo is what a worker process announces about itself: who it is and
@@ -33,19 +30,11 @@ func (w WorkerInfo) Registers(name, version string) bool {
 		return ok
 	}
 	for _, v := range versions {
-		if semver.Compare(canonicalSemver(v), canonicalSemver(version)) == 0 {
+		if CompareVersions(v, version) == 0 {
 			return true
 		}
 	}
 	return false
-}
-
-// canonicalSemver accepts versions with or without the leading "v", as the registry does.
-func canonicalSemver(v string) string {
-	if !strings.HasPrefix(v, "v") {
-		return "v" + v
-	}
-	return v
 }
 
 // Workers is the optional part of a provider that keeps worker announcements.

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
-	"golang.org/x/mod/semver"
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // OrchestrationFunc is the untyped form of an orchestration: JSON in, JSON out.
@@ -47,19 +46,19 @@ func (r *Registry) AddOrchestration(name, version string, fn OrchestrationFunc) 
 	if version == "" {
 		version = DefaultVersion
 	}
-	if !semver.IsValid(canonicalVersion(version)) {
+	if !provider.ValidVersion(version) {
 		return fmt.Errorf("register orchestration %q: version %q is not a semantic version", name, version)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, v := range r.orchestrations[name] {
-		if semver.Compare(canonicalVersion(v.version), canonicalVersion(version)) == 0 {
+		if provider.CompareVersions(v.version, version) == 0 {
 			return fmt.Errorf("register orchestration %q: version %s already registered", name, version)
 		}
 	}
 	list := append(r.orchestrations[name], versionedOrchestration{version: version, fn: fn})
 	sort.Slice(list, func(i, j int) bool {
-		return semver.Compare(canonicalVersion(list[i].version), canonicalVersion(list[j].version)) < 0
+		return provider.CompareVersions(list[i].version, list[j].version) < 0
 	})
 	r.orchestrations[name] = list
 	return nil
@@ -79,13 +78,6 @@ func (r *Registry) AddActivity(name string, fn ActivityFunc) error {
 	return nil
 }
 
-func canonicalVersion(v string) string {
-	if !strings.HasPrefix(v, "v") {
-		return "v" + v
-	}
-	return v
-}
-
 // orchestration finds the code for name at version, or at the highest version
 // when version is empty. It returns the version it resolved.
 func (r *Registry) orchestration(name, version string) (OrchestrationFunc, string, error) {
@@ -100,7 +92,7 @@ func (r *Registry) orchestration(name, version string) (OrchestrationFunc, strin
 		return latest.fn, latest.version, nil
 	}
 	for _, v := range list {
-		if semver.Compare(canonicalVersion(v.version), canonicalVersion(version)) == 0 {
+		if provider.CompareVersions(v.version, version) == 0 {
 			return v.fn, v.version, nil
 		}
 	}

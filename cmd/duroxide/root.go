@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,11 +112,11 @@ func (c *cli) rootCommand() *cobra.Command {
 
 // open connects to the store; every command but help calls it first.
 func (c *cli) open(ctx context.Context) error {
-	target := firstNonEmpty(c.store, os.Getenv(envStore), os.Getenv(envPostgresURL))
+	target := cmp.Or(c.store, os.Getenv(envStore), os.Getenv(envPostgresURL))
 	if target == "" {
 		return usagef("no store: pass --store or set $%s (a postgres:// URL or a SQLite file)", envStore)
 	}
-	p, err := openStore(ctx, target, firstNonEmpty(c.schema, os.Getenv(envSchema)))
+	p, err := openStore(ctx, target, cmp.Or(c.schema, os.Getenv(envSchema)))
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func openStore(ctx context.Context, target, schema string) (provider.Provider, e
 		p, err := postgres.Open(ctx, target, postgres.Options{Schema: schema, MaxConns: 4, RequireSchema: true})
 		if errors.Is(err, postgres.ErrSchemaNotFound) {
 			return nil, usagef("schema %q does not exist in that database: check --schema (a pool's workers create its schema when they first start)",
-				firstNonEmpty(schema, postgres.DefaultSchema))
+				cmp.Or(schema, postgres.DefaultSchema))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("open PostgreSQL store: %w", err)
@@ -175,13 +176,4 @@ func args(names ...string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
