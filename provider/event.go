@@ -22,6 +22,12 @@ const (
 	EventSubOrchestrationFailed      EventKind = "SubOrchestrationFailed"
 	EventOrchestrationChained        EventKind = "OrchestrationChained"
 	EventCustomStatusSet             EventKind = "CustomStatusSet"
+	// EventCancelRequested records that the orchestration gave up on the
+	// decision SourceID (a Select loser, Future.Cancel, a cancelled scope).
+	EventCancelRequested EventKind = "CancelRequested"
+	// EventOrchestrationCancelRequested records a graceful cancellation
+	// (Client.Cancel) delivered to the orchestration.
+	EventOrchestrationCancelRequested EventKind = "OrchestrationCancelRequested"
 )
 
 // Event is one entry of an execution's append-only history.
@@ -52,6 +58,9 @@ type Event struct {
 	Reason            string `json:"reason,omitempty"`
 	// Key is an ExternalRaised event's idempotency key (WorkItem.Key).
 	Key string `json:"key,omitempty"`
+	// CustomStatus is, on OrchestrationStarted, the instance's custom status
+	// when the execution began (carried over a continue-as-new).
+	CustomStatus *string `json:"customStatus,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.
@@ -67,8 +76,44 @@ const (
 	ErrorConfiguration ErrorClass = "configuration"
 )
 
+// FailureKind says what kind of failure ErrorDetails describes, so callers can
+// branch without matching message text. Empty for an ordinary error returned
+// by user code.
+type FailureKind string
+
+const (
+	// FailurePoison: an item was attempted more than the poison limit.
+	FailurePoison FailureKind = "poison"
+	// FailureCanceled: the work was cancelled (Select loser, Future.Cancel, Client.Cancel).
+	FailureCanceled FailureKind = "cancelled"
+	// FailurePanicked: user code panicked.
+	FailurePanicked FailureKind = "panicked"
+	// FailureNondeterminism: the code no longer matches its history.
+	FailureNondeterminism FailureKind = "nondeterminism"
+	// FailureTimeout: an activity attempt ran past its RetryPolicy.Timeout.
+	FailureTimeout FailureKind = "timeout"
+	// FailureLimit: a limit (payload, history, custom status, inbox, carry-forward) was exceeded.
+	FailureLimit FailureKind = "limit"
+	// FailureTerminated: the instance was terminated.
+	FailureTerminated FailureKind = "terminated"
+	// FailureBlocked: orchestration code blocked outside the engine past its step deadline.
+	FailureBlocked FailureKind = "blocked"
+	// FailureAlreadyExists: a sub-orchestration's instance ID was taken.
+	FailureAlreadyExists FailureKind = "alreadyExists"
+	// FailureUnregistered: an orchestration or activity name (or version) is not registered.
+	FailureUnregistered FailureKind = "unregistered"
+)
+
 // ErrorDetails describes a failure recorded in history or carried by a work item.
 type ErrorDetails struct {
-	Class   ErrorClass `json:"class"`
-	Message string     `json:"message"`
+	Class   ErrorClass  `json:"class"`
+	Message string      `json:"message"`
+	Kind    FailureKind `json:"kind,omitempty"`
+	// Attempts and MaxAttempts describe a poison failure; ItemKind says what
+	// was poisoned ("orchestration" or "activity").
+	Attempts    int    `json:"attempts,omitempty"`
+	MaxAttempts int    `json:"maxAttempts,omitempty"`
+	ItemKind    string `json:"itemKind,omitempty"`
+	// Reason is a cancellation's or termination's reason.
+	Reason string `json:"reason,omitempty"`
 }

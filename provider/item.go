@@ -91,6 +91,10 @@ type OrchestrationAck struct {
 	// WorkerItems are enqueued (so an activity scheduled and cancelled in the same
 	// turn never runs).
 	CancelledActivities []ActivityRef
+	// CancelledTimers are deleted from the acking instance's orchestrator queue
+	// (timers nobody waits for any more), whether visible yet or not, unless
+	// another turn holds them.
+	CancelledTimers []TimerRef
 }
 
 // StatusChange reports that an instance's status or custom status changed.

@@ -18,13 +18,16 @@ const (
 	WorkSubOrchFailed      WorkItemKind = "SubOrchFailed"
 	WorkCancelInstance     WorkItemKind = "CancelInstance"
 	WorkContinueAsNew      WorkItemKind = "ContinueAsNew"
+	// WorkCancelRequested asks the orchestration to cancel gracefully
+	// (Client.Cancel); WorkCancelInstance terminates it.
+	WorkCancelRequested WorkItemKind = "CancelRequested"
 )
 
 var knownWorkItemKinds = map[WorkItemKind]bool{
 	WorkStartOrchestration: true, WorkActivityExecute: true, WorkActivityCompleted: true,
 	WorkActivityFailed: true, WorkTimerFired: true, WorkExternalRaised: true,
 	WorkSubOrchCompleted: true, WorkSubOrchFailed: true, WorkCancelInstance: true,
-	WorkContinueAsNew: true,
+	WorkContinueAsNew: true, WorkCancelRequested: true,
 }
 
 // WorkItem is a message on one of the two queues.
@@ -54,6 +57,12 @@ type WorkItem struct {
 	// Key makes an ExternalRaised message idempotent: the runtime records at
 	// most one event per key in an execution's history and drops repeats.
 	Key string `json:"key,omitempty"`
+	// Carry, on a ContinueAsNew, holds the messages the ended execution did not
+	// consume (events it recorded but no wait took, and messages fetched after
+	// it ended), in order; the new execution applies them first.
+	Carry []WorkItem `json:"carry,omitempty"`
+	// CustomStatus, on a ContinueAsNew, is the custom status the new execution starts with.
+	CustomStatus *string `json:"customStatus,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.
@@ -74,6 +83,14 @@ func (w WorkItem) Validate() error {
 		return fmt.Errorf("ActivityExecute for %q has no activity name", w.Instance)
 	}
 	return nil
+}
+
+// TimerRef identifies a timer an ack deletes from the orchestrator queue of
+// the acking instance: the TimerFired message for execution ExecutionID
+// answering the TimerCreated event TimerID.
+type TimerRef struct {
+	ExecutionID int64
+	TimerID     int64
 }
 
 // ActivityRef identifies a scheduled activity, for cancellation.

@@ -19,13 +19,19 @@ type action struct {
 	future   *Future
 	// id is the scheduling event's ID once recorded or matched.
 	id int64
-	// cancelled is set once this turn has asked for the activity's removal.
-	cancelled bool
+	// target and reason belong to a CancelRequested decision: what it cancels.
+	target *action
+	reason string
 }
 
 func (a *action) describe() string {
 	switch a.kind {
 	case provider.EventTimerCreated:
+		return string(a.kind)
+	case provider.EventCancelRequested:
+		if a.target != nil {
+			return fmt.Sprintf("%s of %s", a.kind, a.target.describe())
+		}
 		return string(a.kind)
 	case provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
 		return fmt.Sprintf("%s %q (instance %q)", a.kind, a.name, a.instance)
@@ -47,6 +53,8 @@ func (a *action) matches(e provider.Event) bool {
 	switch a.kind {
 	case provider.EventTimerCreated:
 		return true
+	case provider.EventCancelRequested:
+		return a.target.id == e.SourceID
 	case provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
 		return a.name == e.Name && a.instance == e.Instance
 	default:
@@ -55,15 +63,21 @@ func (a *action) matches(e provider.Event) bool {
 }
 
 // event is the history event that records the decision.
-func (a *action) event(id, now int64) provider.Event {
-	return provider.Event{ID: id, Kind: a.kind, Time: now, Name: a.name, Input: a.input,
-		Version: a.version, Instance: a.instance, FireAt: a.fireAt}
+func (a *action) event() provider.Event {
+	ev := provider.Event{Kind: a.kind, Name: a.name, Input: a.input,
+		Version: a.version, Instance: a.instance, FireAt: a.fireAt, Reason: a.reason}
+	if a.target != nil {
+		ev.SourceID = a.target.id
+	}
+	return ev
 }
 
-func isSchedulingEvent(k provider.EventKind) bool {
+// isDecisionEvent reports whether the event records a decision of the code,
+// which replay matches against what the code decides again.
+func isDecisionEvent(k provider.EventKind) bool {
 	switch k {
 	case provider.EventActivityScheduled, provider.EventTimerCreated, provider.EventExternalSubscribed,
-		provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
+		provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained, provider.EventCancelRequested:
 		return true
 	}
 	return false

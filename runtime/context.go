@@ -13,10 +13,12 @@ import (
 )
 
 // OrchestrationContext is an orchestration's only door to the outside world.
-// Every method is deterministic on replay. It is shared by the instance's
-// coroutines (see Go) and must not be used from ordinary goroutines.
+// Every method is deterministic on replay. Each coroutine of an instance (see
+// Go) has its own context, carrying its cancellation scope; none may be used
+// from ordinary goroutines.
 type OrchestrationContext struct {
-	t *turn
+	t     *turn
+	scope *scope
 }
 
 // InstanceID is the instance being run.
@@ -42,8 +44,24 @@ func (c *OrchestrationContext) Now() time.Time { return c.t.curTime }
 // and call, and the same on every replay.
 func (c *OrchestrationContext) NewGUID() string {
 	c.t.guidSeq++
-	name := c.t.instance + "/" + strconv.FormatInt(c.t.executionID, 10) + "/" + strconv.Itoa(c.t.guidSeq)
-	return uuid.NewSHA1(guidNamespace, []byte(name)).String()
+	return uuid.NewSHA1(guidNamespace, []byte(guidName(c.t.instance, c.t.executionID, c.t.guidSeq))).String()
+}
+
+// Err is nil until this context's scope is cancelled (Client.Cancel for the
+// orchestration's own context, a cancelled or Select-losing Go future for a
+// coroutine's); then it is a *CanceledError. Work started on a cancelled
+// context fails at once with that error: use WithoutCancel for compensation.
+func (c *OrchestrationContext) Err() error {
+	if c.scope.err == nil {
+		return nil
+	}
+	return c.scope.err
+}
+
+// WithoutCancel returns a context whose work is not cancelled with c's scope,
+// for cleanup and compensation after a cancellation (like context.WithoutCancel).
+func (c *OrchestrationContext) WithoutCancel() *OrchestrationContext {
+	return &OrchestrationContext{t: c.t, scope: &scope{}}
 }
 
 var guidNamespace = uuid.MustParse("6ba7b812-9dad-11d1-80b4-00c04fd430c8")
@@ -79,7 +97,18 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 	if call.retry != nil {
 		return c.callWithRetry(name, payload, *call.retry)
 	}
-	return c.t.issue(&action{kind: provider.EventActivityScheduled, name: name, input: payload}).future
+	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
+}
+
+// decide issues a decision in c's scope, or fails at once when the scope is
+// cancelled.
+func (c *OrchestrationContext) decide(a *action) *Future {
+	if c.scope.err != nil {
+		return c.failed(c.scope.err)
+	}
+	f := c.t.issue(a).future
+	c.scope.track(f)
+	return f
 }
 
 // CreateTimer returns a future that resolves once d has passed. The timer is
@@ -89,16 +118,20 @@ func (c *OrchestrationContext) CreateTimer(d time.Duration) *Future {
 		d = 0
 	}
 	fireAt := c.t.curTime.Add(d).UnixMilli()
-	return c.t.issue(&action{kind: provider.EventTimerCreated, fireAt: fireAt}).future
+	return c.decide(&action{kind: provider.EventTimerCreated, fireAt: fireAt})
 }
 
 // WaitForEvent returns a future for the next external event with this name
 // raised on the instance (Client.RaiseEvent). Events raised before anyone waits
-// are kept, in order, for the next wait.
+// are kept, in order, for the next wait (up to MaxInboxEvents), and carried
+// over a ContinueAsNew. Waits take events in the order they were made; a
+// cancelled wait (a Select loser, Future.Cancel) never takes one.
 func (c *OrchestrationContext) WaitForEvent(name string) *Future {
-	a := c.t.issue(&action{kind: provider.EventExternalSubscribed, name: name})
-	c.t.subscribe(name, a.future)
-	return a.future
+	f := c.decide(&action{kind: provider.EventExternalSubscribed, name: name})
+	if !f.done {
+		c.t.subscribe(name, f)
+	}
+	return f
 }
 
 // SubOrchestrationOption configures a sub-orchestration call.
@@ -120,7 +153,9 @@ func WithVersion(v string) SubOrchestrationOption {
 }
 
 // CallSubOrchestration starts a child orchestration and returns its future
-// result. Terminating the parent terminates the child.
+// result. Terminating the parent terminates the child; so does cancelling the
+// future. When an instance with the child's ID already exists (and is not
+// this very call's child), the future fails with Kind FailureAlreadyExists.
 func (c *OrchestrationContext) CallSubOrchestration(name string, input any, opts ...SubOrchestrationOption) *Future {
 	var call subCall
 	for _, o := range opts {
@@ -134,16 +169,19 @@ func (c *OrchestrationContext) CallSubOrchestration(name string, input any, opts
 		call.instanceID = fmt.Sprintf("%s::%d::%d", c.t.instance, c.t.executionID, c.t.actionSeq+1)
 	}
 	a := &action{kind: provider.EventSubOrchestrationScheduled, name: name, input: payload, instance: call.instanceID, version: call.version}
-	return c.t.issue(a).future
+	return c.decide(a)
 }
 
 // StartOrchestration starts an independent orchestration instance ("fire and
 // forget"): nothing waits for it and it outlives this one. Starting an ID that
-// already exists does nothing.
+// already exists does nothing (as Client.Start).
 func (c *OrchestrationContext) StartOrchestration(name, instanceID string, input any) error {
 	payload, err := encodePayload(input)
 	if err != nil {
 		return err
+	}
+	if c.scope.err != nil {
+		return c.scope.err
 	}
 	a := c.t.issue(&action{kind: provider.EventOrchestrationChained, name: name, input: payload, instance: instanceID})
 	a.future.resolve("", nil)
@@ -174,41 +212,109 @@ func (c *OrchestrationContext) ContinueAsNew(input any) error {
 }
 
 // SetCustomStatus publishes v (as JSON) as the instance's custom status, for
-// clients and the operator to read while the orchestration runs.
+// clients and the operator to read while the orchestration runs. It lasts
+// across ContinueAsNew. A value that cannot be encoded, or is larger than
+// MaxCustomStatusBytes, fails the orchestration when the turn ends.
 func (c *OrchestrationContext) SetCustomStatus(v any) {
 	payload, err := encodePayload(v)
 	if err != nil {
-		c.t.logger.Error("custom status not set", "error", err)
+		c.t.end(fmt.Errorf("set custom status: %w", err))
 		return
 	}
-	c.t.customStatus, c.t.customStatusSet = &payload, true
+	c.t.setCustomStatus(&payload)
 }
 
 // ClearCustomStatus removes the instance's custom status.
-func (c *OrchestrationContext) ClearCustomStatus() {
-	c.t.customStatus, c.t.customStatusSet = nil, true
+func (c *OrchestrationContext) ClearCustomStatus() { c.t.setCustomStatus(nil) }
+
+// CustomStatus decodes the custom status last set (by this execution, or
+// carried from the one before a ContinueAsNew) into out, and reports whether
+// there is one.
+func (c *OrchestrationContext) CustomStatus(out any) (bool, error) {
+	if c.t.customStatus == nil {
+		return false, nil
+	}
+	return true, decodePayload(*c.t.customStatus, out)
 }
 
-// Go runs fn as another coroutine of this orchestration. Use it instead of the
-// go statement, which would break deterministic replay.
-func (c *OrchestrationContext) Go(fn func(ctx *OrchestrationContext)) {
-	c.t.sched.spawn(func() { fn(c) })
+func (t *turn) setCustomStatus(v *string) {
+	if !t.replaying && !sameValue(v, t.customStatus) {
+		t.customStatusChanged = true
+	}
+	t.customStatus = v
+}
+
+func sameValue(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// Go runs fn as another coroutine of this orchestration and returns a future
+// for its result (fn's value, encoded as JSON, or its error). Use it instead
+// of the go statement, which would break deterministic replay. fn gets a
+// context of its own: cancelling the returned future (or losing a Select)
+// cancels the futures fn waits for and makes its context's Err non-nil; the
+// future resolves when fn returns.
+func (c *OrchestrationContext) Go(fn func(ctx *OrchestrationContext) (any, error)) *Future {
+	return c.goRaw("ctx.Go", func(ctx *OrchestrationContext) (string, error) {
+		v, err := fn(ctx)
+		if err != nil {
+			return "", err
+		}
+		return encodePayload(v)
+	})
+}
+
+// goRaw runs fn as a coroutine in a child scope; its result is already a payload.
+func (c *OrchestrationContext) goRaw(label string, fn func(ctx *OrchestrationContext) (string, error)) *Future {
+	c.t.sched.caller()
+	if c.scope.err != nil {
+		return c.failed(c.scope.err)
+	}
+	child := &scope{}
+	c.scope.children = append(c.scope.children, child)
+	f := newFuture(c.t)
+	f.cancel = child.cancel
+	c.scope.track(f)
+	cctx := &OrchestrationContext{t: c.t, scope: child}
+	c.t.sched.spawn(label+" #"+strconv.Itoa(len(c.t.sched.cos)), func() {
+		out, err := fn(cctx)
+		f.resolve(out, err)
+	})
+	return f
 }
 
 // Select blocks until at least one future is done and returns the index of the
-// one that completed first in history order; the same on every replay.
+// one that completed first in history order; the same on every replay. The
+// others are cancelled (see Future.Cancel): a losing timer is deleted, a
+// losing activity or child stopped, a losing WaitForEvent will not take a
+// later event. Use WaitAny to keep them.
 func (c *OrchestrationContext) Select(futures ...*Future) int {
+	best := c.WaitAny(futures...)
+	for i, f := range futures {
+		if i != best && f != futures[best] {
+			f.cancelWith("lost a Select")
+		}
+	}
+	return best
+}
+
+// WaitAny is Select without cancelling the others: they stay pending, and a
+// pending WaitForEvent keeps its place in line for the next event.
+func (c *OrchestrationContext) WaitAny(futures ...*Future) int {
 	if len(futures) == 0 {
 		panic("duroxide: Select needs at least one future")
 	}
-	c.t.sched.block(func() bool {
-		for _, f := range futures {
-			if f.done {
-				return true
-			}
-		}
-		return false
-	})
+	if firstDone(futures) < 0 {
+		c.t.sched.park(futures, 1)
+	}
+	return firstDone(futures)
+}
+
+// firstDone is the index of the future that resolved first, or -1.
+func firstDone(futures []*Future) int {
 	best := -1
 	for i, f := range futures {
 		if f.done && (best < 0 || f.order < futures[best].order) {
@@ -221,14 +327,15 @@ func (c *OrchestrationContext) Select(futures ...*Future) int {
 // WhenAll blocks until every future is done and returns the first failure in
 // argument order, if any.
 func (c *OrchestrationContext) WhenAll(futures ...*Future) error {
-	c.t.sched.block(func() bool {
-		for _, f := range futures {
-			if !f.done {
-				return false
-			}
+	pending := 0
+	for _, f := range futures {
+		if !f.done {
+			pending++
 		}
-		return true
-	})
+	}
+	if pending > 0 {
+		c.t.sched.park(futures, pending)
+	}
 	for _, f := range futures {
 		if f.err != nil {
 			return f.err

@@ -65,28 +65,39 @@ func acquireSlots(ctx context.Context, slots chan struct{}, max int) int {
 }
 
 // runOrchestrationItem runs one turn and commits it, or hands the item back.
+// The instance lock is renewed while the turn runs, so a slow turn is not
+// taken over by another dispatcher and counted toward the poison limit.
 func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.OrchestrationItem) {
+	stop := r.renewOrchestrationLock(ctx, item)
+	defer stop()
 	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
 	if item.DecodeError != nil {
 		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
 		return
 	}
 	in, ok := prepareTurn(item, time.Now())
+	in.stepTimeout = r.opts.StepTimeout
 	if !ok {
-		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
+		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
 		return
 	}
 	if item.AttemptCount > r.opts.MaxAttempts {
-		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: ErrorInfrastructure,
+		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: ErrorInfrastructure, Kind: FailurePoison,
+			Attempts: item.AttemptCount, MaxAttempts: r.opts.MaxAttempts, ItemKind: "orchestration",
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
 		return
 	}
 	ack, err := runTurn(r.reg, in, r.opts.Logger)
 	var nd *NondeterminismError
 	switch {
-	case errors.As(err, &nd):
+	case errors.As(err, &nd) && r.opts.Nondeterminism == NondeterminismFail:
 		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", ErrorConfiguration)
 		r.failExecution(ctx, item, &in, errorDetails(err))
+	case errors.As(err, &nd):
+		// Temporal's rule: keep the instance, so rolling the code back saves it.
+		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
+			"error", err, "class", ErrorConfiguration)
+		r.abandonKeeping(ctx, item)
 	case err != nil:
 		r.retryOrFail(ctx, item, &in, errorDetails(err))
 	default:
@@ -94,10 +105,64 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 	}
 }
 
+// renewOrchestrationLock extends the item's lock every third of the lock
+// timeout until the returned function is called.
+func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.OrchestrationItem) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(r.opts.OrchestrationLockTimeout / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				err := r.p.RenewOrchestrationItemLock(ctx, item.LockToken, r.opts.OrchestrationLockTimeout)
+				if errors.Is(err, provider.ErrLockNotHeld) {
+					return
+				}
+				if err != nil {
+					r.opts.Logger.Warn("renewing the instance lock failed; will retry", "instance", item.Instance, "error", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// abandonKeeping hands the item back with a growing backoff without counting
+// the attempt toward the poison limit.
+func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem) {
+	streak := r.ndStreak(item.Instance, true)
+	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(streak), true)
+	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
+	}
+}
+
+// ndStreak counts an instance's consecutive nondeterministic turns in this
+// process (for backoff); a committed turn resets it.
+func (r *Runtime) ndStreak(instance string, failed bool) int {
+	r.ndMu.Lock()
+	defer r.ndMu.Unlock()
+	if !failed {
+		delete(r.ndStreaks, instance)
+		return 0
+	}
+	if r.ndStreaks == nil {
+		r.ndStreaks = map[string]int{}
+	}
+	r.ndStreaks[instance]++
+	return r.ndStreaks[instance]
+}
+
 func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
 	err := r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
 	switch {
 	case err == nil:
+		r.ndStreak(item.Instance, false)
 	case errors.Is(err, provider.ErrLockNotHeld):
 		r.opts.Logger.Warn("turn discarded: the instance lock was lost (expired or instance deleted)", "instance", item.Instance, "error", err)
 	default:
@@ -132,7 +197,7 @@ func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem)
 func (r *Runtime) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *turnInput, d *provider.ErrorDetails) {
 	r.opts.Logger.Error("failing orchestration", "instance", item.Instance, "class", d.Class, "error", d.Message)
 	ack := provider.OrchestrationAck{ExecutionID: item.ExecutionID,
-		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: encodeFailure(d.Class, d.Message)}}
+		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: encodeFailure(d)}}
 	var parent parentRef
 	switch {
 	case in == nil || item.DecodeError != nil:
@@ -158,9 +223,12 @@ func (r *Runtime) failExecution(ctx context.Context, item *provider.Orchestratio
 		ack.HistoryDelta = []provider.Event{{ID: int64(len(in.history)) + 1, Kind: provider.EventOrchestrationFailed,
 			Time: time.Now().UnixMilli(), Error: d}}
 	}
+	if in != nil {
+		ack.OrchestratorItems = in.replies
+	}
 	if parent.instance != "" {
-		ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkSubOrchFailed, Instance: parent.instance,
-			ExecutionID: parent.executionID, ID: parent.id, Error: d}}
+		ack.OrchestratorItems = append(ack.OrchestratorItems, provider.WorkItem{Kind: provider.WorkSubOrchFailed, Instance: parent.instance,
+			ExecutionID: parent.executionID, ID: parent.id, Error: d})
 	}
 	r.commit(ctx, item, ack)
 }

@@ -1,8 +1,8 @@
 package runtime
 
 // Future is the pending result of a durable operation: an activity, a timer,
-// an external event or a sub-orchestration. Await blocks the calling
-// orchestration goroutine until the result is known.
+// an external event, a sub-orchestration or a coroutine started with ctx.Go.
+// Await blocks the calling orchestration goroutine until the result is known.
 type Future struct {
 	t      *turn
 	done   bool
@@ -10,8 +10,12 @@ type Future struct {
 	err    error
 	// order is the position at which the future resolved; Select uses it.
 	order int
-	// onResolve lets composite futures (retries, WhenAll) react.
+	// waiters are the parked coroutines this future may wake.
+	waiters []*wait
+	// onResolve lets composite futures (retries) react.
 	onResolve []func()
+	// cancel stops the operation behind the future; nil when it has none.
+	cancel func(reason string)
 }
 
 func newFuture(t *turn) *Future { return &Future{t: t} }
@@ -22,7 +26,9 @@ func (f *Future) Done() bool { return f.done }
 // Await blocks until the result is known, then decodes it into out (which may
 // be nil) or returns the failure.
 func (f *Future) Await(out any) error {
-	f.t.sched.block(f.Done)
+	if !f.done {
+		f.t.sched.park([]*Future{f}, 1)
+	}
 	if f.err != nil {
 		return f.err
 	}
@@ -36,6 +42,27 @@ func Await[T any](f *Future) (T, error) {
 	return v, err
 }
 
+// Cancel gives up on the operation: an activity's work item is removed (a
+// running attempt sees its context cancelled), a timer is deleted from the
+// queue, a sub-orchestration is terminated, an event wait stops waiting and
+// will not consume a later event, and a coroutine started with ctx.Go has
+// every future it waits for cancelled. The future resolves at once with a
+// *CanceledError (errors.Is(err, ErrCanceled)). The cancellation is recorded
+// in history, so replay makes the same decision. Cancelling a finished
+// future does nothing.
+func (f *Future) Cancel() { f.cancelWith("cancelled by the orchestration") }
+
+func (f *Future) cancelWith(reason string) {
+	if f.done {
+		return
+	}
+	if f.cancel != nil {
+		f.cancel(reason)
+		return
+	}
+	f.resolve("", &CanceledError{Reason: reason})
+}
+
 func (f *Future) resolve(result string, err error) {
 	if f.done {
 		return
@@ -43,6 +70,13 @@ func (f *Future) resolve(result string, err error) {
 	f.done, f.result, f.err = true, result, err
 	f.t.resolved++
 	f.order = f.t.resolved
+	for _, w := range f.waiters {
+		w.need--
+		if w.need <= 0 && w.c.waiting == w {
+			f.t.sched.wake(w.c)
+		}
+	}
+	f.waiters = nil
 	for _, fn := range f.onResolve {
 		fn()
 	}

@@ -22,8 +22,20 @@ type Options struct {
 	// poller fetches only while an execution slot is free, so idle capacity
 	// does not turn every enqueue into a stampede of fetches.
 	ActivityPollers int
-	// OrchestrationLockTimeout bounds one turn (default 30s).
+	// OrchestrationLockTimeout is the lock of an instance during a turn
+	// (default 30s). It is renewed every third of it while the turn runs; if
+	// the process dies the lock lapses and another dispatcher runs the turn.
 	OrchestrationLockTimeout time.Duration
+	// StepTimeout bounds how long orchestration code may run without yielding
+	// to the engine (default 1s, as Temporal's deadlock detection; negative
+	// disables it). Code that blocks outside the engine (a channel, a mutex,
+	// time.Sleep) fails the turn with a *BlockedError naming where it
+	// blocked; the turn is retried with backoff and, at the poison limit, the
+	// instance fails with class configuration.
+	StepTimeout time.Duration
+	// Nondeterminism says what happens when code no longer matches an
+	// instance's history (default NondeterminismRetry).
+	Nondeterminism NondeterminismPolicy
 	// ActivityLockTimeout is the lease of a running activity (default 30s). It is
 	// renewed every ActivityRenewInterval, so long activities keep their lease;
 	// if the process dies the lease lapses and another worker runs the activity.
@@ -55,6 +67,19 @@ type Options struct {
 	HeartbeatInterval time.Duration
 }
 
+// NondeterminismPolicy is what a dispatcher does with a nondeterministic turn.
+type NondeterminismPolicy int
+
+const (
+	// NondeterminismRetry keeps the instance: the turn is handed back with
+	// backoff (up to MaxRetryBackoff) and not counted toward the poison limit,
+	// the error is logged on every try, and deploying code that matches the
+	// history again (a rollback) resumes the instance.
+	NondeterminismRetry NondeterminismPolicy = iota
+	// NondeterminismFail fails the instance at once (class configuration).
+	NondeterminismFail
+)
+
 func (o Options) withDefaults() Options {
 	def := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {
@@ -77,6 +102,9 @@ func (o Options) withDefaults() Options {
 		o.ActivityPollers = 2
 	}
 	def(&o.OrchestrationLockTimeout, 30*time.Second)
+	if o.StepTimeout == 0 {
+		o.StepTimeout = time.Second
+	}
 	def(&o.ActivityLockTimeout, 30*time.Second)
 	def(&o.ActivityRenewInterval, min(o.ActivityLockTimeout/3, 5*time.Second))
 	def(&o.PollTimeout, time.Second)

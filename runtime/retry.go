@@ -58,36 +58,36 @@ func (p RetryPolicy) Delay(attempt int) time.Duration {
 	return d
 }
 
-// callWithRetry runs the attempts in a coroutine of their own and resolves the
-// returned future with the first success or the last failure.
+// callWithRetry runs the attempts in a coroutine of their own; its future
+// resolves with the first success or the last failure. Cancelling it cancels
+// the attempt or backoff timer in flight and stops retrying.
 func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy) *Future {
-	result := newFuture(c.t)
 	attempts := max(p.MaxAttempts, 1)
-	c.Go(func(ctx *OrchestrationContext) {
+	return c.goRaw("retry "+name, func(ctx *OrchestrationContext) (string, error) {
 		for attempt := 1; ; attempt++ {
 			out, err := ctx.attempt(name, payload, p.Timeout)
-			if err == nil || attempt >= attempts {
-				result.resolve(out, err)
-				return
+			if err == nil || attempt >= attempts || ctx.Err() != nil {
+				return out, err
 			}
 			ctx.Logger().Info("activity attempt failed; retrying", "activity", name, "attempt", attempt, "error", err)
-			_ = ctx.CreateTimer(p.Delay(attempt)).Await(nil)
+			if err := ctx.CreateTimer(p.Delay(attempt)).Await(nil); err != nil {
+				return "", err
+			}
 		}
 	})
-	return result
 }
 
 // attempt runs one activity attempt, bounded by timeout when it is positive.
+// A late attempt is cancelled (it lost the Select); an attempt that finishes
+// in time deletes its timeout timer the same way.
 func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration) (string, error) {
-	a := c.t.issue(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
-	if timeout > 0 {
-		timer := c.CreateTimer(timeout)
-		if c.Select(a.future, timer) == 1 {
-			c.t.cancelActivity(a)
-			return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication,
-				Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}
-		}
+	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
+	if timeout > 0 && c.Select(act, c.CreateTimer(timeout)) == 1 {
+		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
+			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}
 	}
-	c.t.sched.block(a.future.Done)
-	return a.future.result, a.future.err
+	if !act.done {
+		c.t.sched.park([]*Future{act}, 1)
+	}
+	return act.result, act.err
 }

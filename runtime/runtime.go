@@ -24,6 +24,9 @@ type Runtime struct {
 	hardStop     context.CancelFunc
 	hardCtx      context.Context
 	loops        sync.WaitGroup
+
+	ndMu      sync.Mutex
+	ndStreaks map[string]int
 }
 
 // New returns a runtime for the registry's code on provider p.

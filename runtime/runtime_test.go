@@ -59,10 +59,55 @@ func testTerminateCascadesAndCancelsActivities(t *testing.T, store testStore) {
 	}
 }
 
-// Code that no longer matches its history fails the instance with a
-// configuration error that names what the history expected and what ran.
-func TestNondeterminismFailsTheInstance(t *testing.T) {
+// With NondeterminismFail, code that no longer matches its history fails the
+// instance with a configuration error that names what the history expected
+// and what ran.
+func TestNondeterminismFailsTheInstanceWhenAsked(t *testing.T) {
 	onEachStore(t, testNondeterminismFailsTheInstance)
+}
+
+// By default a nondeterministic instance is kept and retried with backoff;
+// rolling the code back resumes it.
+func TestNondeterminismKeepsTheInstanceForARollback(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		var changed atomic.Bool
+		var mismatches atomic.Int32
+		gate := make(chan struct{})
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Slow", func(ctx context.Context, _ struct{}) (string, error) { <-gate; return "ok", nil })
+		runtime.RegisterActivity(reg, "Other", func(ctx context.Context, _ struct{}) (string, error) { return "other", nil })
+		runtime.RegisterOrchestration(reg, "Drifting", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			if changed.Load() {
+				if ctx.IsReplaying() {
+					mismatches.Add(1)
+				}
+				return runtime.Await[string](ctx.CallActivity("Other", nil))
+			}
+			return runtime.Await[string](ctx.CallActivity("Slow", nil))
+		})
+		opts := fastOptions()
+		opts.MaxAttempts = 3
+		startRuntime(t, store, reg, opts)
+		c := runtime.NewClient(store)
+		if err := c.Start(t.Context(), "drift", "Drifting", nil); err != nil {
+			t.Fatal(err)
+		}
+		waitForEvents(t, c, "drift", 2)
+		changed.Store(true) // a bad deployment
+		close(gate)
+		deadline := time.Now().Add(time.Minute)
+		for mismatches.Load() < int32(opts.MaxAttempts)+2 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		st, err := c.Status(t.Context(), "drift")
+		if err != nil || st.Status != provider.StatusRunning {
+			t.Fatalf("after %d nondeterministic turns (poison limit %d): status %+v, %v; want Running", mismatches.Load(), opts.MaxAttempts, st, err)
+		}
+		changed.Store(false) // the rollback
+		if st := wait(t, c, "drift"); st.Status != provider.StatusCompleted || st.Output != `"ok"` {
+			t.Fatalf("after the rollback: status %s output %s failure %+v", st.Status, st.Output, st.Failure)
+		}
+	})
 }
 
 func testNondeterminismFailsTheInstance(t *testing.T, store testStore) {
@@ -77,7 +122,9 @@ func testNondeterminismFailsTheInstance(t *testing.T, store testStore) {
 		}
 		return runtime.Await[string](ctx.CallActivity("Slow", nil))
 	})
-	startRuntime(t, store, reg, fastOptions())
+	opts := fastOptions()
+	opts.Nondeterminism = runtime.NondeterminismFail
+	startRuntime(t, store, reg, opts)
 	c := runtime.NewClient(store)
 	if err := c.Start(t.Context(), "drift", "Drifting", nil); err != nil {
 		t.Fatal(err)

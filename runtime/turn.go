@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -16,11 +17,20 @@ type turnInput struct {
 	executionID int64
 	// history is the execution's history; empty for a new execution, which
 	// begins from start (a StartOrchestration or ContinueAsNew message).
-	history      []provider.Event
-	start        *provider.WorkItem
+	history []provider.Event
+	start   *provider.WorkItem
+	// messages are the turn's other messages, in order (a new execution's
+	// carried messages first).
 	messages     []provider.WorkItem
 	customStatus *string
-	now          time.Time
+	// now is the turn's clock, in whole milliseconds like the history's, so
+	// ctx.Now is the same on the first run and on replay.
+	now time.Time
+	// stepTimeout bounds how long orchestration code may run without yielding.
+	stepTimeout time.Duration
+	// replies are answers the turn must send whatever happens (sub-orchestration
+	// starts refused because the instance exists).
+	replies []provider.WorkItem
 }
 
 type parentRef struct {
@@ -45,52 +55,66 @@ type turn struct {
 
 	sched     *scheduler
 	ctx       *OrchestrationContext
+	root      *scope
 	main      *coroutine
 	mainOut   string
 	mainErr   error
-	panicked  bool
+	ended     bool // the execution ends with mainErr though main has not returned
 	replaying bool
 	curTime   time.Time
 	resolved  int
 	actionSeq int
 	guidSeq   int
+	// fatal stops the turn without an ack (a blocked coroutine).
+	fatal error
 
 	pending       []*action
 	byID          map[int64]*action
 	subscriptions map[string][]*Future
-	inbox         map[string][]string
+	inbox         []inboxEvent
 	// eventKeys are the idempotency keys of the external events in history.
 	eventKeys map[string]bool
 
-	customStatus    *string
-	customStatusSet bool
+	customStatus *string
+	// customStatusChanged is set when live code changed the custom status
+	// during the turn (even back to its first value: readers see a new version).
+	customStatusChanged bool
 
 	// What the turn commits.
-	nextID      int64
-	firstTurn   bool
-	finished    bool
-	status      provider.ExecutionStatus
-	output      string
-	delta       []provider.Event
-	workerItems []provider.WorkItem
-	orchItems   []provider.WorkItem
-	cancelled   []provider.ActivityRef
+	nextID          int64
+	firstTurn       bool
+	finished        bool
+	status          provider.ExecutionStatus
+	output          string
+	delta           []provider.Event
+	workerItems     []provider.WorkItem
+	orchItems       []provider.WorkItem
+	cancelled       []provider.ActivityRef
+	cancelledTimers []provider.TimerRef
+	continued       *provider.WorkItem
+	leftover        []provider.WorkItem
+}
+
+// inboxEvent is an external event received before any wait took it.
+type inboxEvent struct {
+	name, data, key string
 }
 
 // runTurn computes the ack of one turn. It fails only when the turn cannot be
-// computed: nondeterminism, an unregistered orchestration, a malformed history.
-// The orchestration's own failures are part of a successful ack.
+// computed: nondeterminism, an unregistered orchestration, a malformed history,
+// code blocked past its step deadline. The orchestration's own failures are
+// part of a successful ack.
 func runTurn(reg *Registry, in turnInput, logger *slog.Logger) (provider.OrchestrationAck, error) {
-	t := &turn{
-		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now,
-		sched: newScheduler(), byID: map[int64]*action{}, subscriptions: map[string][]*Future{},
-		inbox: map[string][]string{}, nextID: int64(len(in.history)) + 1,
+	t := newTurn(reg, in, logger)
+	defer t.sched.teardown()
+	if term := firstOfKind(in.messages, provider.WorkCancelInstance); term != nil {
+		// A Terminate wins over everything else in the batch, and needs neither
+		// the code nor a replay: a broken orchestration can still be stopped.
+		if err := t.terminateFromHistory(in, term.Reason); err != nil {
+			return provider.OrchestrationAck{}, err
+		}
+		return t.ack(in), nil
 	}
-	t.ctx = &OrchestrationContext{t: t}
-	t.logger = slog.New(replaySafeHandler{inner: logger.Handler(), replaying: func() bool { return t.replaying }}).
-		With("instance", in.instance, "execution", in.executionID)
-	defer t.sched.abort()
-
 	var err error
 	if len(in.history) == 0 {
 		err = t.startExecution(in.start)
@@ -98,19 +122,38 @@ func runTurn(reg *Registry, in turnInput, logger *slog.Logger) (provider.Orchest
 		err = t.replay(in.history)
 	}
 	if err == nil {
-		err = t.apply(in.messages)
+		t.apply(in.messages)
+		err = t.fatal
 	}
 	if err != nil {
 		return provider.OrchestrationAck{}, err
 	}
+	t.enforceLimits()
 	return t.ack(in), nil
 }
 
-func (t *turn) mainDone() bool { return t.panicked || (t.main != nil && t.main.done) }
+func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {
+	t := &turn{
+		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now,
+		sched: newScheduler(in.stepTimeout), byID: map[int64]*action{}, subscriptions: map[string][]*Future{},
+		nextID: int64(len(in.history)) + 1, customStatus: in.customStatus,
+	}
+	t.root = &scope{}
+	t.sched.verifyCaller.Store(true)
+	t.ctx = &OrchestrationContext{t: t, scope: t.root}
+	t.logger = slog.New(replaySafeHandler{inner: logger.Handler(), replaying: func() bool { return t.replaying }}).
+		With("instance", in.instance, "execution", in.executionID)
+	return t
+}
+
+func (t *turn) mainDone() bool { return t.ended || (t.main != nil && t.main.done) }
 
 func (t *turn) startMain(fn OrchestrationFunc, input string) {
-	t.main = t.sched.spawn(func() {
-		t.mainOut, t.mainErr = fn(t.ctx, input)
+	t.main = t.sched.spawn("main", func() {
+		out, err := fn(t.ctx, input)
+		if !t.ended {
+			t.mainOut, t.mainErr = out, err
+		}
 	})
 }
 
@@ -124,15 +167,20 @@ func (t *turn) startExecution(start *provider.WorkItem) error {
 	if err != nil {
 		return err
 	}
-	t.name, t.version, t.firstTurn = start.Name, version, true
-	t.parent = parentRef{start.ParentInstance, start.ParentExecutionID, start.ParentID}
-	t.curTime = t.now
-	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationStarted, Name: start.Name, Version: version,
-		Input: start.Input, ParentInstance: start.ParentInstance, ParentExecutionID: start.ParentExecutionID,
-		ParentID: start.ParentID, ExecutionID: t.executionID})
+	t.recordStart(start, version)
 	t.startMain(fn, start.Input)
 	t.run()
 	return nil
+}
+
+func (t *turn) recordStart(start *provider.WorkItem, version string) {
+	t.name, t.version, t.firstTurn = start.Name, version, true
+	t.parent = parentRef{start.ParentInstance, start.ParentExecutionID, start.ParentID}
+	t.curTime = t.now
+	t.customStatus = start.CustomStatus
+	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationStarted, Name: start.Name, Version: version,
+		Input: start.Input, ParentInstance: start.ParentInstance, ParentExecutionID: start.ParentExecutionID,
+		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus})
 }
 
 // replay re-runs the orchestration against its history, checking each
@@ -148,7 +196,9 @@ func (t *turn) replay(history []provider.Event) error {
 	}
 	t.name, t.version = started.Name, started.Version
 	t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
+	t.customStatus = started.CustomStatus
 	t.replaying = true
+	t.sched.verifyCaller.Store(false)
 	t.curTime = time.UnixMilli(started.Time)
 	t.startMain(fn, started.Input)
 	t.run()
@@ -156,6 +206,9 @@ func (t *turn) replay(history []provider.Event) error {
 		t.curTime = time.UnixMilli(ev.Time)
 		if err := t.replayEvent(ev); err != nil {
 			return err
+		}
+		if t.fatal != nil {
+			return t.fatal
 		}
 	}
 	if len(t.pending) > 0 {
@@ -168,6 +221,10 @@ func (t *turn) replayEvent(ev provider.Event) error {
 	if ev.Kind == provider.EventExternalRaised {
 		t.rememberEventKey(ev.Key)
 	}
+	if isDecisionEvent(ev.Kind) {
+		// Decisions made just before the code returned come before its end.
+		return t.matchDecision(ev)
+	}
 	if t.mainDone() {
 		if isTerminalEvent(ev.Kind) {
 			t.finished = true
@@ -175,25 +232,24 @@ func (t *turn) replayEvent(ev provider.Event) error {
 		}
 		return t.nondeterminism(ev.ID, describeEvent(ev), "the orchestration returned")
 	}
-	switch {
-	case isSchedulingEvent(ev.Kind):
-		return t.matchDecision(ev)
-	case isTerminalEvent(ev.Kind):
+	if isTerminalEvent(ev.Kind) {
 		return t.nondeterminism(ev.ID, string(ev.Kind), "the orchestration still running")
 	}
 	if len(t.pending) > 0 {
 		return t.nondeterminism(ev.ID, describeEvent(ev), t.pending[0].describe())
 	}
-	if ev.Kind == provider.EventExternalRaised {
-		t.deliverEvent(ev.Name, ev.Input)
-		t.run()
-		return nil
+	switch ev.Kind {
+	case provider.EventExternalRaised:
+		t.deliverEvent(ev.Name, ev.Input, ev.Key)
+	case provider.EventOrchestrationCancelRequested:
+		t.root.cancel("orchestration cancelled: " + ev.Reason)
+	default:
+		a := t.byID[ev.SourceID]
+		if a == nil {
+			return t.nondeterminism(ev.ID, fmt.Sprintf("%s answering event %d", ev.Kind, ev.SourceID), "no such decision")
+		}
+		t.complete(a, ev.Kind, ev.Output, ev.Error)
 	}
-	a := t.byID[ev.SourceID]
-	if a == nil {
-		return t.nondeterminism(ev.ID, fmt.Sprintf("%s answering event %d", ev.Kind, ev.SourceID), "no such decision")
-	}
-	t.complete(a, ev.Kind, ev.Output, ev.Error)
 	t.run()
 	return nil
 }
@@ -217,36 +273,88 @@ func (t *turn) nondeterminism(eventID int64, expected, actual string) error {
 }
 
 // apply processes the new messages in order, each followed by a run of the
-// orchestration; the turn ends early once the orchestration finishes.
-func (t *turn) apply(messages []provider.WorkItem) error {
+// orchestration. Once the execution has ended, the rest are left over: carried
+// into the next execution after a continue-as-new, refused or dropped otherwise.
+func (t *turn) apply(messages []provider.WorkItem) {
 	t.replaying = false
+	t.sched.verifyCaller.Store(true)
 	t.curTime = t.now
 	if t.mainDone() && !t.finished {
 		t.finish()
 	}
-	for _, m := range messages {
-		if t.finished {
-			break
+	for i, m := range messages {
+		if t.fatal != nil {
+			return
 		}
+		if t.finished {
+			t.leave(messages[i:])
+			return
+		}
+		t.applyMessage(m)
+	}
+}
+
+func (t *turn) applyMessage(m provider.WorkItem) {
+	switch m.Kind {
+	case provider.WorkStartOrchestration, provider.WorkContinueAsNew:
+		t.refuseStart(m, t.parent)
+	case provider.WorkExternalRaised:
+		if t.seenEventKey(m.Key) {
+			t.logger.Debug("dropping repeated event", "name", m.Name, "key", m.Key)
+			return
+		}
+		t.rememberEventKey(m.Key)
+		t.appendEvent(provider.Event{Kind: provider.EventExternalRaised, Name: m.Name, Input: m.Input, Key: m.Key})
+		t.deliverEvent(m.Name, m.Input, m.Key)
+		t.run()
+	case provider.WorkCancelRequested:
+		t.appendEvent(provider.Event{Kind: provider.EventOrchestrationCancelRequested, Reason: m.Reason})
+		t.root.cancel("orchestration cancelled: " + m.Reason)
+		t.run()
+	case provider.WorkCancelInstance:
+		t.terminate(m.Reason)
+	default:
+		t.applyCompletion(m)
+	}
+}
+
+// leave handles messages that arrive after the execution ended in this turn.
+func (t *turn) leave(messages []provider.WorkItem) {
+	for _, m := range messages {
 		switch m.Kind {
 		case provider.WorkStartOrchestration, provider.WorkContinueAsNew:
-			// This execution's own start, or a repeated start of a running instance.
-		case provider.WorkExternalRaised:
-			if t.seenEventKey(m.Key) {
-				t.logger.Debug("dropping repeated event", "name", m.Name, "key", m.Key)
-				continue
+			t.refuseStart(m, t.parent)
+		case provider.WorkExternalRaised, provider.WorkCancelRequested, provider.WorkCancelInstance:
+			if t.continued != nil {
+				t.leftover = append(t.leftover, m)
+			} else {
+				t.logger.Info("message for a finished instance dropped", "kind", m.Kind, "name", m.Name)
 			}
-			t.rememberEventKey(m.Key)
-			t.appendEvent(provider.Event{Kind: provider.EventExternalRaised, Name: m.Name, Input: m.Input, Key: m.Key})
-			t.deliverEvent(m.Name, m.Input)
-			t.run()
-		case provider.WorkCancelInstance:
-			t.terminate(m.Reason)
-		default:
-			t.applyCompletion(m)
 		}
 	}
-	return nil
+}
+
+// refuseStart answers a sub-orchestration start that names this existing
+// instance: the parent's await fails, unless it is a repeated delivery of
+// this instance's own start (same parent and call), which is ignored.
+func (t *turn) refuseStart(m provider.WorkItem, own parentRef) {
+	if reply := refusal(m, t.instance, own); reply != nil {
+		t.logger.Warn("sub-orchestration start refused: the instance already exists", "parent", m.ParentInstance)
+		t.orchItems = append(t.orchItems, *reply)
+	}
+}
+
+func refusal(m provider.WorkItem, instance string, own parentRef) *provider.WorkItem {
+	if m.Kind != provider.WorkStartOrchestration || m.ParentInstance == "" {
+		return nil // a client's start is idempotent on the instance ID
+	}
+	if (parentRef{m.ParentInstance, m.ParentExecutionID, m.ParentID}) == own {
+		return nil
+	}
+	return &provider.WorkItem{Kind: provider.WorkSubOrchFailed, Instance: m.ParentInstance,
+		ExecutionID: m.ParentExecutionID, ID: m.ParentID, Error: &provider.ErrorDetails{
+			Class: ErrorApplication, Kind: FailureAlreadyExists,
+			Message: fmt.Sprintf("instance %q already exists; sub-orchestration %q was not started", instance, m.Name)}}
 }
 
 func (t *turn) seenEventKey(key string) bool { return key != "" && t.eventKeys[key] }
@@ -265,8 +373,9 @@ func (t *turn) applyCompletion(m provider.WorkItem) {
 	evKind, answers, ok := completionKind(m.Kind)
 	a := t.byID[m.ID]
 	if !ok || a == nil || a.kind != answers || a.future.done {
-		// A duplicate (an activity that ran twice) or a message for a decision
-		// this execution never made: the first result stands.
+		// A duplicate (an activity that ran twice), an answer to cancelled
+		// work, or a message for a decision this execution never made: the
+		// first result stands.
 		t.logger.Debug("dropping message", "kind", m.Kind, "id", m.ID)
 		return
 	}
@@ -278,16 +387,10 @@ func (t *turn) applyCompletion(m provider.WorkItem) {
 // complete resolves a decision's future from its completion event.
 func (t *turn) complete(a *action, kind provider.EventKind, output string, details *provider.ErrorDetails) {
 	switch kind {
-	case provider.EventActivityFailed, provider.EventSubOrchestrationFailed:
-		task := "activity"
-		if kind == provider.EventSubOrchestrationFailed {
-			task = "sub-orchestration"
-		}
-		te := &TaskError{Task: task, Name: a.name, Class: ErrorApplication, Message: "unknown failure"}
-		if details != nil {
-			te.Class, te.Message = details.Class, details.Message
-		}
-		a.future.resolve("", te)
+	case provider.EventActivityFailed:
+		a.future.resolve("", taskError("activity", a.name, details))
+	case provider.EventSubOrchestrationFailed:
+		a.future.resolve("", taskError("sub-orchestration", a.name, details))
 	default:
 		a.future.resolve(output, nil)
 	}
@@ -296,8 +399,18 @@ func (t *turn) complete(a *action, kind provider.EventKind, output string, detai
 // run lets the orchestration run until it blocks; when not replaying, its new
 // decisions are recorded and a returned orchestration is finished.
 func (t *turn) run() {
-	if err := t.sched.runUntilBlocked(); err != nil {
-		t.panicked, t.mainErr = true, err
+	if t.fatal != nil {
+		return
+	}
+	err := t.sched.runUntilBlocked()
+	var blocked *BlockedError
+	switch {
+	case errors.As(err, &blocked):
+		blocked.Instance = t.instance
+		t.fatal = err
+		return
+	case err != nil:
+		t.mainErr, t.ended = err, true
 	}
 	if t.replaying {
 		return
@@ -309,28 +422,61 @@ func (t *turn) run() {
 }
 
 func (t *turn) issue(a *action) *action {
+	t.sched.caller()
 	t.actionSeq++
 	a.future = newFuture(t)
+	a.future.cancel = func(reason string) { t.cancelDecision(a, reason) }
 	t.pending = append(t.pending, a)
 	return a
 }
 
-func (t *turn) subscribe(name string, f *Future) {
-	if queued := t.inbox[name]; len(queued) > 0 {
-		t.inbox[name] = queued[1:]
-		f.resolve(queued[0], nil)
+// cancelDecision gives up on a decision: the future fails at once, and the
+// cancellation is itself a decision, recorded and checked on replay. Its side
+// effects (queue deletions, the child's termination) are part of this ack.
+func (t *turn) cancelDecision(a *action, reason string) {
+	if a.future.done {
 		return
+	}
+	if a.kind == provider.EventExternalSubscribed {
+		t.unsubscribe(a.name, a.future)
+	}
+	t.pending = append(t.pending, &action{kind: provider.EventCancelRequested, target: a, reason: reason, future: newFuture(t)})
+	a.future.resolve("", &CanceledError{Reason: reason})
+}
+
+func (t *turn) subscribe(name string, f *Future) {
+	for i, ev := range t.inbox {
+		if ev.name == name {
+			t.inbox = append(t.inbox[:i], t.inbox[i+1:]...)
+			f.resolve(ev.data, nil)
+			return
+		}
 	}
 	t.subscriptions[name] = append(t.subscriptions[name], f)
 }
 
-func (t *turn) deliverEvent(name, data string) {
+func (t *turn) unsubscribe(name string, f *Future) {
+	waiting := t.subscriptions[name]
+	for i, w := range waiting {
+		if w == f {
+			t.subscriptions[name] = append(waiting[:i:i], waiting[i+1:]...)
+			return
+		}
+	}
+}
+
+func (t *turn) deliverEvent(name, data, key string) {
 	if waiting := t.subscriptions[name]; len(waiting) > 0 {
 		t.subscriptions[name] = waiting[1:]
 		waiting[0].resolve(data, nil)
 		return
 	}
-	t.inbox[name] = append(t.inbox[name], data)
+	if len(t.inbox) >= MaxInboxEvents {
+		t.end(&LimitError{What: "inbox", Size: len(t.inbox) + 1, Limit: MaxInboxEvents,
+			Hint: fmt.Sprintf("event %q arrived with %d events waiting that no WaitForEvent consumed", name, len(t.inbox))})
+		return
+	}
+	t.inbox = append(t.inbox, inboxEvent{name: name, data: data, key: key})
 }
 
 func (t *turn) appendEvent(ev provider.Event) int64 {
@@ -344,7 +490,7 @@ func (t *turn) appendEvent(ev provider.Event) int64 {
 // recordDecisions turns new decisions into history events and work items.
 func (t *turn) recordDecisions() {
 	for _, a := range t.pending {
-		a.id = t.appendEvent(a.event(0, 0))
+		a.id = t.appendEvent(a.event())
 		t.byID[a.id] = a
 		switch a.kind {
 		case provider.EventActivityScheduled:
@@ -360,38 +506,66 @@ func (t *turn) recordDecisions() {
 		case provider.EventOrchestrationChained:
 			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkStartOrchestration,
 				Instance: a.instance, Name: a.name, Input: a.input, ExecutionID: 1})
+		case provider.EventCancelRequested:
+			t.stop(a.target, a.reason)
 		}
 	}
 	t.pending = nil
 }
 
-// cancelActivity removes an abandoned attempt's work item in this turn's ack.
-func (t *turn) cancelActivity(a *action) {
-	if t.replaying || a.id == 0 || a.cancelled {
+// stop removes what a cancelled or abandoned decision left queued: the
+// activity's work item, the timer's message, the child instance.
+func (t *turn) stop(a *action, reason string) {
+	switch a.kind {
+	case provider.EventActivityScheduled:
+		t.cancelled = append(t.cancelled, provider.ActivityRef{Instance: t.instance, ExecutionID: t.executionID, ActivityID: a.id})
+	case provider.EventTimerCreated:
+		t.cancelledTimers = append(t.cancelledTimers, provider.TimerRef{ExecutionID: t.executionID, TimerID: a.id})
+	case provider.EventSubOrchestrationScheduled:
+		t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkCancelInstance, Instance: a.instance, Reason: reason})
+	}
+}
+
+// end makes the execution fail with err although its code has not returned
+// (a limit was exceeded); the engine finishes it when the code next yields.
+func (t *turn) end(err error) {
+	if t.finished || t.ended {
 		return
 	}
-	a.cancelled = true
-	t.cancelled = append(t.cancelled, provider.ActivityRef{Instance: t.instance, ExecutionID: t.executionID, ActivityID: a.id})
+	t.mainErr, t.ended = err, true
 }
 
 // finish records how the orchestration ended.
 func (t *turn) finish() {
 	t.finished = true
-	t.cancelOutstanding("instance " + t.instance + " finished")
 	var can *continueAsNew
+	if errors.As(t.mainErr, &can) && len(t.inbox) > MaxCarryForwardEvents {
+		t.mainErr = &LimitError{What: "carry-forward", Size: len(t.inbox), Limit: MaxCarryForwardEvents,
+			Hint: "continue-as-new would carry more unconsumed external events than allowed; consume them with WaitForEvent first"}
+	}
+	if t.customStatus != nil && len(*t.customStatus) > MaxCustomStatusBytes {
+		t.mainErr = &LimitError{What: "custom status", Size: len(*t.customStatus), Limit: MaxCustomStatusBytes}
+	}
+	if t.mainErr == nil && len(t.mainOut) > MaxPayloadBytes {
+		t.mainErr = &LimitError{What: "payload", Size: len(t.mainOut), Limit: MaxPayloadBytes, Hint: "orchestration output"}
+	}
 	switch {
 	case errors.As(t.mainErr, &can):
+		t.cancelOutstanding("instance " + t.instance + " continued as new")
 		t.appendEvent(provider.Event{Kind: provider.EventOrchestrationContinuedAsNew, Input: can.input})
 		t.status, t.output = provider.StatusContinuedAsNew, can.input
-		t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: t.instance,
+		t.continued = &provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: t.instance,
 			Name: t.name, Version: can.version, Input: can.input, ExecutionID: t.executionID + 1,
-			ParentInstance: t.parent.instance, ParentExecutionID: t.parent.executionID, ParentID: t.parent.id})
+			ParentInstance: t.parent.instance, ParentExecutionID: t.parent.executionID, ParentID: t.parent.id,
+			CustomStatus: t.customStatus}
 	case t.mainErr != nil:
+		t.cancelOutstanding("instance " + t.instance + " failed")
 		d := errorDetails(t.mainErr)
 		t.appendEvent(provider.Event{Kind: provider.EventOrchestrationFailed, Error: d})
-		t.status, t.output = provider.StatusFailed, encodeFailure(d.Class, d.Message)
+		t.status, t.output = provider.StatusFailed, encodeFailure(d)
 		t.notifyParent(provider.WorkSubOrchFailed, "", d)
 	default:
+		t.cancelOutstanding("instance " + t.instance + " completed")
 		t.appendEvent(provider.Event{Kind: provider.EventOrchestrationCompleted, Output: t.mainOut})
 		t.status, t.output = provider.StatusCompleted, t.mainOut
 		t.notifyParent(provider.WorkSubOrchCompleted, t.mainOut, nil)
@@ -405,14 +579,67 @@ func (t *turn) terminate(reason string) {
 	}
 	t.finished = true
 	t.cancelOutstanding("parent instance " + t.instance + " terminated: " + reason)
-	msg := "terminated: " + reason
 	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationTerminated, Reason: reason})
-	t.status, t.output = provider.StatusTerminated, encodeFailure(ErrorApplication, msg)
-	t.notifyParent(provider.WorkSubOrchFailed, "", &provider.ErrorDetails{Class: ErrorApplication, Message: msg})
+	d := &provider.ErrorDetails{Class: ErrorApplication, Kind: FailureTerminated, Reason: reason, Message: "terminated: " + reason}
+	t.status, t.output = provider.StatusTerminated, encodeFailure(d)
+	t.notifyParent(provider.WorkSubOrchFailed, "", d)
 }
 
-// cancelOutstanding cancels the activities nobody will wait for any more and
-// terminates children that are still running.
+// terminateFromHistory terminates without running the code: the history alone
+// says what is outstanding (scheduled, neither answered nor cancelled).
+func (t *turn) terminateFromHistory(in turnInput, reason string) error {
+	t.replaying = false
+	t.curTime = t.now
+	if len(in.history) == 0 {
+		_, version, err := t.reg.orchestration(in.start.Name, in.start.Version)
+		if err != nil {
+			version = in.start.Version // terminating code this process lacks is fine
+		}
+		t.recordStart(in.start, version)
+	} else {
+		started := in.history[0]
+		t.name, t.version = started.Name, started.Version
+		t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
+		for _, a := range outstandingDecisions(in.history) {
+			t.byID[a.id] = a
+		}
+	}
+	for _, m := range in.messages {
+		if m.Kind == provider.WorkStartOrchestration {
+			t.refuseStart(m, t.parent)
+		}
+	}
+	t.terminate(reason)
+	return nil
+}
+
+// outstandingDecisions lists the scheduled work a history has not seen
+// answered or cancelled.
+func outstandingDecisions(history []provider.Event) []*action {
+	open := map[int64]*action{}
+	var order []int64
+	for _, ev := range history {
+		switch {
+		case ev.Kind == provider.EventActivityScheduled || ev.Kind == provider.EventTimerCreated ||
+			ev.Kind == provider.EventSubOrchestrationScheduled:
+			open[ev.ID] = &action{kind: ev.Kind, name: ev.Name, instance: ev.Instance, id: ev.ID}
+			order = append(order, ev.ID)
+		case ev.SourceID != 0:
+			delete(open, ev.SourceID)
+		}
+	}
+	var out []*action
+	for _, id := range order {
+		if a, ok := open[id]; ok {
+			a.future = &Future{}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// cancelOutstanding stops what the ended execution no longer waits for:
+// activities are removed, timers deleted, children terminated.
 func (t *turn) cancelOutstanding(reason string) {
 	ids := make([]int64, 0, len(t.byID))
 	for id := range t.byID {
@@ -420,15 +647,8 @@ func (t *turn) cancelOutstanding(reason string) {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		a := t.byID[id]
-		if a.future.done || a.cancelled {
-			continue
-		}
-		switch a.kind {
-		case provider.EventActivityScheduled:
-			t.cancelled = append(t.cancelled, provider.ActivityRef{Instance: t.instance, ExecutionID: t.executionID, ActivityID: id})
-		case provider.EventSubOrchestrationScheduled:
-			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkCancelInstance, Instance: a.instance, Reason: reason})
+		if a := t.byID[id]; !a.future.done {
+			t.stop(a, reason)
 		}
 	}
 }
@@ -441,17 +661,40 @@ func (t *turn) notifyParent(kind provider.WorkItemKind, result string, d *provid
 		ExecutionID: t.parent.executionID, ID: t.parent.id, Result: result, Error: d})
 }
 
+// enforceLimits fails the execution, before anything is committed, when the
+// turn would store more than the limits allow.
+func (t *turn) enforceLimits() {
+	if t.finished {
+		return
+	}
+	switch {
+	case t.customStatus != nil && len(*t.customStatus) > MaxCustomStatusBytes:
+		t.end(&LimitError{What: "custom status", Size: len(*t.customStatus), Limit: MaxCustomStatusBytes})
+	case t.nextID-1 > MaxHistoryEvents:
+		t.end(&LimitError{What: "history", Size: int(t.nextID - 1), Limit: MaxHistoryEvents,
+			Hint: "use ContinueAsNew to start a fresh history"})
+	}
+	if t.ended {
+		t.finish()
+	}
+}
+
 func (t *turn) ack(in turnInput) provider.OrchestrationAck {
+	orchItems := append(in.replies, t.orchItems...)
+	if t.continued != nil {
+		t.continued.Carry = t.carried()
+		orchItems = append(orchItems, *t.continued)
+	}
 	ack := provider.OrchestrationAck{
 		ExecutionID: t.executionID, HistoryDelta: t.delta, WorkerItems: t.workerItems,
-		OrchestratorItems: t.orchItems, CancelledActivities: t.cancelled,
+		OrchestratorItems: orchItems, CancelledActivities: t.cancelled, CancelledTimers: t.cancelledTimers,
 		Metadata: provider.ExecutionMetadata{Status: t.status, Output: t.output},
 	}
 	if t.firstTurn {
 		ack.Metadata.OrchestrationName, ack.Metadata.OrchestrationVersion = t.name, t.version
 		ack.Metadata.ParentInstance = t.parent.instance
 	}
-	if t.customStatusSet && !sameValue(t.customStatus, in.customStatus) {
+	if t.customStatusChanged {
 		if t.customStatus == nil {
 			ack.Metadata.CustomStatus = &provider.CustomStatusUpdate{Clear: true}
 		} else {
@@ -461,9 +704,17 @@ func (t *turn) ack(in turnInput) provider.OrchestrationAck {
 	return ack
 }
 
-func sameValue(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+// carried lists what a continue-as-new hands to the next execution: events
+// recorded but never consumed, then messages fetched after the end, in order.
+func (t *turn) carried() []provider.WorkItem {
+	var out []provider.WorkItem
+	for _, ev := range t.inbox {
+		out = append(out, provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: t.instance,
+			Name: ev.name, Input: ev.data, Key: ev.key})
 	}
-	return *a == *b
+	return append(out, t.leftover...)
+}
+
+func guidName(instance string, execution int64, seq int) string {
+	return instance + "/" + strconv.FormatInt(execution, 10) + "/" + strconv.Itoa(seq)
 }

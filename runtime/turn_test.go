@@ -457,7 +457,7 @@ func TestSubOrchestration(t *testing.T) {
 func TestPanicFailsTheOrchestration(t *testing.T) {
 	reg := registry(t, func(r *Registry) {
 		RegisterOrchestration(r, "Boom", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
-			ctx.Go(func(ctx *OrchestrationContext) { panic("kaboom") })
+			ctx.Go(func(ctx *OrchestrationContext) (any, error) { panic("kaboom") })
 			return Await[string](ctx.CallActivity("Never", nil))
 		})
 	})
@@ -582,7 +582,7 @@ func TestNoGoroutineOutlivesItsTurn(t *testing.T) {
 	reg := registry(t, func(r *Registry) {
 		RegisterOrchestration(r, "Waiter", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
 			for range 5 {
-				ctx.Go(func(ctx *OrchestrationContext) { _ = ctx.WaitForEvent("never").Await(nil) })
+				ctx.Go(func(ctx *OrchestrationContext) (any, error) { return nil, ctx.WaitForEvent("never").Await(nil) })
 			}
 			return Await[string](ctx.WaitForEvent("never"))
 		})
