@@ -256,6 +256,9 @@ func (t *turn) replayEvent(ev provider.Event) error {
 
 func (t *turn) matchDecision(ev provider.Event) error {
 	if len(t.pending) == 0 {
+		if t.mainDone() {
+			return t.nondeterminism(ev.ID, describeEvent(ev), "the orchestration returned")
+		}
 		return t.nondeterminism(ev.ID, describeEvent(ev), "no decision (the code is waiting)")
 	}
 	a := t.pending[0]

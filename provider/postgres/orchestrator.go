@@ -154,13 +154,13 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	a := ackArgs(enc)
 	var statusChanged, orchestratorPending bool
 	err = p.pool.QueryRow(ctx, `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
 		lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities).Scan(&statusChanged, &orchestratorPending)
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs).Scan(&statusChanged, &orchestratorPending)
 	if err != nil {
 		return classify(op, "", err)
 	}
@@ -186,6 +186,7 @@ type ackParams struct {
 	orchVisible                        []int64
 	cancelInstances                    []string
 	cancelExecutions, cancelActivities []int64
+	timerExecutions, timerIDs          []int64
 	status                             *string
 	customValue                        *string
 }
@@ -196,6 +197,10 @@ func ackArgs(enc encode.Ack) ackParams {
 		workerInstances: []string{}, workerData: []string{}, workerExecutions: []int64{}, workerActivities: []int64{},
 		orchInstances: []string{}, orchData: []string{}, orchVisible: []int64{},
 		cancelInstances: []string{}, cancelExecutions: []int64{}, cancelActivities: []int64{},
+		timerExecutions: []int64{}, timerIDs: []int64{},
+	}
+	for _, t := range enc.CancelledTimers {
+		a.timerExecutions, a.timerIDs = append(a.timerExecutions, t.ExecutionID), append(a.timerIDs, t.TimerID)
 	}
 	for _, e := range enc.Events {
 		a.eventIDs, a.eventKinds, a.eventData = append(a.eventIDs, e.ID), append(a.eventKinds, string(e.Kind)), append(a.eventData, e.Data)

@@ -59,6 +59,7 @@ func Groups() []Group {
 		{"Management", managementCases()},
 		{"CustomStatus", customStatusCases()},
 		{"Cancellation", cancellationCases()},
+		{"Timers", timerCases()},
 		{"Deletion", deletionCases()},
 		{"BulkDeletion", bulkDeletionCases()},
 		{"Pruning", pruningCases()},

@@ -35,6 +35,9 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 		if err := enqueueAll(ctx, tx, enc, now); err != nil {
 			return err
 		}
+		if err := deleteTimers(ctx, tx, instance, enc.CancelledTimers); err != nil {
+			return err
+		}
 		return releaseLock(ctx, tx, lockToken)
 	})
 	if err != nil {
@@ -232,6 +235,19 @@ func enqueueAll(ctx context.Context, tx *sql.Tx, enc encode.Ack, now int64) erro
 			DELETE FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?`,
 			c.Instance, c.ExecutionID, c.ActivityID); err != nil {
 			return fmt.Errorf("cancel activity %d of %q: %w", c.ActivityID, c.Instance, err)
+		}
+	}
+	return nil
+}
+
+// deleteTimers removes the timers the turn cancelled from the instance's queue.
+func deleteTimers(ctx context.Context, tx *sql.Tx, instance string, timers []provider.TimerRef) error {
+	for _, t := range timers {
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM orchestrator_queue WHERE instance_id = ? AND json_extract(work_item, '$.kind') = 'TimerFired'
+			AND json_extract(work_item, '$.executionId') = ? AND json_extract(work_item, '$.id') = ?`,
+			instance, t.ExecutionID, t.TimerID); err != nil {
+			return fmt.Errorf("delete cancelled timer %d of %q: %w", t.TimerID, instance, err)
 		}
 	}
 	return nil

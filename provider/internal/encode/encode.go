@@ -33,13 +33,15 @@ func CheckTimeouts(op string, lockTimeout, pollTimeout time.Duration) error {
 // Ack is an OrchestrationAck validated and serialised before the
 // transaction starts, so that bad input fails without touching the database.
 type Ack struct {
-	Events       []Event
-	WorkerItems  []Item
-	OrchItems    []Item
-	Cancelled    []provider.ActivityRef
-	Meta         provider.ExecutionMetadata
-	ExecutionID  int64
-	CustomStatus *provider.CustomStatusUpdate
+	Events      []Event
+	WorkerItems []Item
+	OrchItems   []Item
+	Cancelled   []provider.ActivityRef
+	// CancelledTimers are deleted from the acking instance's queue.
+	CancelledTimers []provider.TimerRef
+	Meta            provider.ExecutionMetadata
+	ExecutionID     int64
+	CustomStatus    *provider.CustomStatusUpdate
 }
 
 // Event is a history event and its stored form.
@@ -57,7 +59,7 @@ type Item struct {
 
 // EncodeAck validates an ack and serialises its events and items.
 func EncodeAck(op string, ack provider.OrchestrationAck) (Ack, error) {
-	out := Ack{Meta: ack.Metadata, ExecutionID: ack.ExecutionID, Cancelled: ack.CancelledActivities, CustomStatus: ack.Metadata.CustomStatus}
+	out := Ack{Meta: ack.Metadata, ExecutionID: ack.ExecutionID, Cancelled: ack.CancelledActivities, CancelledTimers: ack.CancelledTimers, CustomStatus: ack.Metadata.CustomStatus}
 	if ack.ExecutionID < 1 {
 		return out, Invalid(op, "", "execution ID must be at least 1, got %d", ack.ExecutionID)
 	}
