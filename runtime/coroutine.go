@@ -263,7 +263,9 @@ type panicError struct {
 	stack []byte
 }
 
-func (e *panicError) Error() string { return fmt.Sprintf("orchestration panicked: %v\n%s", e.value, e.stack) }
+func (e *panicError) Error() string {
+	return fmt.Sprintf("orchestration panicked: %v\n%s", e.value, e.stack)
+}
 
 // goroutineID parses the calling goroutine's ID from its stack header. It
 // costs a stack walk, so the engine calls it once per coroutine and, for

@@ -548,6 +548,7 @@ func (t *turn) finish() {
 	}
 	if t.customStatus != nil && len(*t.customStatus) > MaxCustomStatusBytes {
 		t.mainErr = &LimitError{What: "custom status", Size: len(*t.customStatus), Limit: MaxCustomStatusBytes}
+		t.customStatusChanged = false // keep what is stored
 	}
 	if t.mainErr == nil && len(t.mainOut) > MaxPayloadBytes {
 		t.mainErr = &LimitError{What: "payload", Size: len(t.mainOut), Limit: MaxPayloadBytes, Hint: "orchestration output"}

@@ -1,0 +1,164 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// Item 3: a turn slower than the lock timeout keeps its lock (it is renewed),
+// so no other dispatcher re-runs it and it is not poisoned.
+func TestSlowTurnKeepsItsLock(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		var firstRuns atomic.Int32
+		reg := runtime.NewRegistry()
+		runtime.RegisterOrchestration(reg, "Slow", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			if !ctx.IsReplaying() {
+				firstRuns.Add(1)
+				time.Sleep(1500 * time.Millisecond) // slow code (a long computation)
+			}
+			return "done", nil
+		})
+		opts := fastOptions()
+		opts.OrchestrationLockTimeout = 500 * time.Millisecond
+		opts.StepTimeout = -1
+		opts.MaxAttempts = 1
+		startRuntime(t, store, reg, opts)
+		startRuntime(t, store, reg, opts) // a second dispatcher that would take over an expired lock
+		c := runtime.NewClient(store)
+		if err := c.Start(t.Context(), "slow", "Slow", nil); err != nil {
+			t.Fatal(err)
+		}
+		st := wait(t, c, "slow")
+		if st.Status != provider.StatusCompleted || firstRuns.Load() != 1 {
+			t.Fatalf("status %s failure %+v, first runs %d; want Completed after one run", st.Status, st.Failure, firstRuns.Load())
+		}
+	})
+}
+
+// Item 4: an orchestration that blocks outside the engine does not hold its
+// slot: other instances complete, Shutdown returns, and the blocked one fails
+// at the poison limit with a configuration error that says why.
+func TestBlockedOrchestrationDoesNotStarveOthers(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		block := make(chan struct{})
+		defer close(block)
+		reg := runtime.NewRegistry()
+		runtime.RegisterOrchestration(reg, "Stuck", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			<-block // a Go channel: invisible to the engine
+			return "", nil
+		})
+		runtime.RegisterOrchestration(reg, "Fine", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return "ok", nil
+		})
+		opts := fastOptions()
+		opts.OrchestrationConcurrency = 1
+		opts.StepTimeout = 100 * time.Millisecond
+		opts.MaxAttempts = 3
+		rt := runtime.New(store, reg, opts)
+		if err := rt.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c := runtime.NewClient(store)
+		for _, id := range []string{"stuck", "fine-1", "fine-2"} {
+			name := "Fine"
+			if id == "stuck" {
+				name = "Stuck"
+			}
+			if err := c.Start(t.Context(), id, name, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, id := range []string{"fine-1", "fine-2"} {
+			if st := wait(t, c, id); st.Status != provider.StatusCompleted {
+				t.Fatalf("%s: %s", id, st.Status)
+			}
+		}
+		st := wait(t, c, "stuck")
+		if st.Status != provider.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration || st.Failure.Kind != runtime.FailureBlocked ||
+			!strings.Contains(st.Failure.Message, `instance "stuck"`) || !strings.Contains(st.Failure.Message, "durability_test.go") {
+			t.Fatalf("stuck: status %s failure %+v", st.Status, st.Failure)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Fatalf("shutdown with a blocked coroutine: %v", err)
+		}
+	})
+}
+
+// Item 5: a go statement that awaits fails that instance with a clear error
+// and leaves the process (this test binary) and other work alone.
+func TestGoStatementFailsOnlyItsInstance(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Work", func(ctx context.Context, _ struct{}) (string, error) { return "w", nil })
+		runtime.RegisterOrchestration(reg, "Wrong", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			ch := make(chan string, 1)
+			go func() {
+				v, _ := runtime.Await[string](ctx.CallActivity("Work", nil))
+				ch <- v
+			}()
+			return <-ch, nil
+		})
+		runtime.RegisterOrchestration(reg, "Right", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Work", nil))
+		})
+		opts := fastOptions()
+		opts.StepTimeout = 5 * time.Second
+		startRuntime(t, store, reg, opts)
+		c := runtime.NewClient(store)
+		for id, name := range map[string]string{"wrong": "Wrong", "right": "Right"} {
+			if err := c.Start(t.Context(), id, name, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := wait(t, c, "right"); st.Status != provider.StatusCompleted {
+			t.Fatalf("right: %s", st.Status)
+		}
+		st := wait(t, c, "wrong")
+		if st.Status != provider.StatusFailed || st.Failure.Kind != runtime.FailureForeignGoroutine || !strings.Contains(st.Failure.Message, "use ctx.Go") {
+			t.Fatalf("wrong: status %s failure %+v", st.Status, st.Failure)
+		}
+	})
+}
+
+// Item 7: a sub-orchestration whose instance ID exists answers its parent
+// with a clear failure instead of leaving it waiting.
+func TestSubOrchestrationWithTakenIDFailsTheParentsAwait(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		reg := runtime.NewRegistry()
+		runtime.RegisterOrchestration(reg, "Child", func(ctx *runtime.OrchestrationContext, in string) (string, error) {
+			return "child " + in, nil
+		})
+		runtime.RegisterOrchestration(reg, "Parent", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			_, err := runtime.Await[string](ctx.CallSubOrchestration("Child", "again", runtime.WithInstanceID("taken")))
+			var te *runtime.TaskError
+			if errors.As(err, &te) && te.Kind == runtime.FailureAlreadyExists {
+				return "refused: " + te.Message, nil
+			}
+			return "", err
+		})
+		startRuntime(t, store, reg, fastOptions())
+		c := runtime.NewClient(store)
+		if err := c.Start(t.Context(), "taken", "Child", "first"); err != nil {
+			t.Fatal(err)
+		}
+		wait(t, c, "taken")
+		if err := c.Start(t.Context(), "parent", "Parent", nil); err != nil {
+			t.Fatal(err)
+		}
+		st := wait(t, c, "parent")
+		var out string
+		_ = st.DecodeOutput(&out)
+		if st.Status != provider.StatusCompleted || !strings.Contains(out, `instance "taken" already exists`) {
+			t.Fatalf("parent: status %s output %q failure %+v", st.Status, out, st.Failure)
+		}
+	})
+}
