@@ -89,6 +89,20 @@ func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error
 	return nil
 }
 
+// Cancel asks a running instance to stop gracefully: the futures it waits
+// for fail with a *CanceledError (errors.Is(err, ErrCanceled)), work it starts
+// afterwards on its context fails the same way, and ctx.Err reports it, so
+// the code can compensate (on ctx.WithoutCancel()) and return. An instance
+// that returns the cancellation error ends Failed with Failure.Kind
+// FailureCanceled. Terminate is the hard stop.
+func (c *Client) Cancel(ctx context.Context, instanceID, reason string) error {
+	item := provider.WorkItem{Kind: provider.WorkCancelRequested, Instance: instanceID, Reason: reason}
+	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		return fmt.Errorf("cancel %q: %w", instanceID, err)
+	}
+	return nil
+}
+
 // Status is an instance's state as last committed.
 type Status struct {
 	Instance      string

@@ -162,3 +162,34 @@ func TestSubOrchestrationWithTakenIDFailsTheParentsAwait(t *testing.T) {
 		}
 	})
 }
+
+// Client.Cancel is observed by the orchestration: its wait fails with
+// ErrCanceled and it compensates on a context that is not cancelled.
+func TestClientCancelIsObserved(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Undo", func(ctx context.Context, _ struct{}) (string, error) { return "undone", nil })
+		runtime.RegisterOrchestration(reg, "Saga", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			_, err := runtime.Await[string](ctx.WaitForEvent("approve"))
+			if !errors.Is(err, runtime.ErrCanceled) || ctx.Err() == nil {
+				return "", err
+			}
+			if _, err := runtime.Await[string](ctx.CallActivity("Undo", nil)); !errors.Is(err, runtime.ErrCanceled) {
+				return "", errors.New("work on the cancelled context should fail at once")
+			}
+			return runtime.Await[string](ctx.WithoutCancel().CallActivity("Undo", nil))
+		})
+		startRuntime(t, store, reg, fastOptions())
+		c := runtime.NewClient(store)
+		if err := c.Start(t.Context(), "saga", "Saga", nil); err != nil {
+			t.Fatal(err)
+		}
+		waitForEvents(t, c, "saga", 2)
+		if err := c.Cancel(t.Context(), "saga", "user gave up"); err != nil {
+			t.Fatal(err)
+		}
+		if st := wait(t, c, "saga"); st.Status != provider.StatusCompleted || st.Output != `"undone"` {
+			t.Fatalf("status %s output %s failure %+v", st.Status, st.Output, st.Failure)
+		}
+	})
+}
