@@ -7,7 +7,7 @@ import (
 
 // EncodeEvent serializes a history event for storage.
 func EncodeEvent(e Event) (string, error) {
-	b, err := json.Marshal(e)
+	b, err := e.MarshalJSON()
 	if err != nil {
 		return "", fmt.Errorf("encode event %d: %w", e.ID, err)
 	}
@@ -28,7 +28,7 @@ func DecodeEvent(data string) (Event, error) {
 
 // EncodeWorkItem serializes a work item for storage.
 func EncodeWorkItem(w WorkItem) (string, error) {
-	b, err := json.Marshal(w)
+	b, err := w.MarshalJSON()
 	if err != nil {
 		return "", fmt.Errorf("encode %s work item: %w", w.Kind, err)
 	}

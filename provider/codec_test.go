@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -107,4 +108,63 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("decoded an invalid event from %q", data)
 		}
 	})
+}
+
+func TestPayloadsAreStoredAsJSONValues(t *testing.T) {
+	input := `{"name":"<world>","tags":["a","b"]}`
+	data, err := EncodeEvent(Event{ID: 1, Kind: EventOrchestrationStarted, Name: "O", Input: input, Output: `"done"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(data, `"input":`+input) || !strings.Contains(data, `"output":"done"`) {
+		t.Fatalf("payloads are not embedded as JSON: %s", data)
+	}
+	if len(data) > len(input)+100 {
+		t.Fatalf("stored event is %d bytes for a %d-byte input: %s", len(data), len(input), data)
+	}
+	e, err := DecodeEvent(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Input != input || e.Output != `"done"` {
+		t.Fatalf("round trip: input %q output %q", e.Input, e.Output)
+	}
+}
+
+func TestPayloadThatIsNotJSONRoundTrips(t *testing.T) {
+	item := WorkItem{Kind: WorkActivityCompleted, Instance: "i", ID: 2, Input: "not json", Result: "{broken",
+		Carry: []WorkItem{{Kind: WorkExternalRaised, Instance: "i", Name: "e", Input: `[1,2]`}}}
+	data, err := EncodeWorkItem(item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := DecodeWorkItem(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Input != item.Input || out.Result != item.Result || len(out.Carry) != 1 || out.Carry[0].Input != `[1,2]` {
+		t.Fatalf("round trip: got %+v from %s", out, data)
+	}
+	if !strings.Contains(data, `"input":[1,2]`) {
+		t.Fatalf("carried payload is not embedded as JSON: %s", data)
+	}
+}
+
+func TestLegacyRecordsWithStringPayloadsStillDecode(t *testing.T) {
+	// The format before payloads were embedded: every payload a JSON string, no "v".
+	legacy := `{"id":3,"kind":"ActivityCompleted","sourceId":2,"output":"{\"n\":1}","input":"\"x\""}`
+	e, err := DecodeEvent(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Output != `{"n":1}` || e.Input != `"x"` {
+		t.Fatalf("legacy event: input %q output %q", e.Input, e.Output)
+	}
+	w, err := DecodeWorkItem(`{"kind":"ExternalRaised","instance":"i","name":"e","input":"[1]"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Input != "[1]" {
+		t.Fatalf("legacy work item input %q", w.Input)
+	}
 }

@@ -34,7 +34,8 @@ const (
 //
 // ID is unique within an execution and orders the history. Completion events
 // point at the event that scheduled the work through SourceID. Payloads
-// (Input, Output, event data) are JSON documents carried as strings.
+// (Input, Output, event data) are JSON documents carried as strings and
+// stored as JSON values (see MarshalJSON).
 type Event struct {
 	ID       int64     `json:"id"`
 	Kind     EventKind `json:"kind"`

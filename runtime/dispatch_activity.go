@@ -74,6 +74,9 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 			log.Error("hand back failed; the lease will expire", "error", err)
 		}
 	default:
+		if res.err == nil && len(res.out) > MaxPayloadBytes {
+			res.err = &LimitError{What: "payload", Size: len(res.out), Limit: MaxPayloadBytes, Hint: "activity " + item.Name + " result"}
+		}
 		if res.err != nil {
 			r.ackActivity(ctx, lease, failure(item, errorDetails(res.err)))
 			return

@@ -193,3 +193,58 @@ func TestClientCancelIsObserved(t *testing.T) {
 		}
 	})
 }
+
+// Item 12: payloads are stored as JSON values (not escaped strings), round
+// trip exactly, and the payload limit fails the caller, not the store.
+func TestLargePayloadsRoundTripAndAreBounded(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		type doc struct {
+			Text string   `json:"text"`
+			Tags []string `json:"tags"`
+		}
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Echo", func(_ context.Context, d doc) (doc, error) { return d, nil })
+		runtime.RegisterActivity(reg, "Huge", func(_ context.Context, _ struct{}) (string, error) {
+			return strings.Repeat("x", runtime.MaxPayloadBytes), nil
+		})
+		runtime.RegisterOrchestration(reg, "Echo", func(ctx *runtime.OrchestrationContext, d doc) (doc, error) {
+			return runtime.Await[doc](ctx.CallActivity("Echo", d))
+		})
+		runtime.RegisterOrchestration(reg, "Huge", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Huge", nil))
+		})
+		startRuntime(t, store, reg, fastOptions())
+		c := runtime.NewClient(store)
+
+		in := doc{Text: strings.Repeat(`say "hi" \ <b> `, 1<<16), Tags: []string{"a", "ü"}}
+		if err := c.Start(t.Context(), "echo", "Echo", in); err != nil {
+			t.Fatal(err)
+		}
+		st := wait(t, c, "echo")
+		var out doc
+		if err := st.DecodeOutput(&out); err != nil || out.Text != in.Text || len(out.Tags) != 2 || out.Tags[1] != "ü" {
+			t.Fatalf("status %s, output differs (err %v)", st.Status, err)
+		}
+		history, err := store.ReadHistory(t.Context(), "echo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if history[0].Input != history[1].Input || history[len(history)-1].Output != st.Output {
+			t.Fatal("history payloads differ from what was started and returned")
+		}
+
+		err = c.Start(t.Context(), "too-big", "Echo", doc{Text: strings.Repeat("x", runtime.MaxPayloadBytes)})
+		var le *runtime.LimitError
+		if !errors.As(err, &le) || le.What != "payload" {
+			t.Fatalf("Start with an oversized input: %v, want a payload LimitError", err)
+		}
+
+		if err := c.Start(t.Context(), "huge", "Huge", nil); err != nil {
+			t.Fatal(err)
+		}
+		st = wait(t, c, "huge")
+		if st.Status != provider.StatusFailed || st.Failure == nil || st.Failure.Kind != runtime.FailureLimit {
+			t.Fatalf("an oversized activity result: status %s failure %+v, want Failed kind limit", st.Status, st.Failure)
+		}
+	})
+}

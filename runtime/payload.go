@@ -5,15 +5,27 @@ import (
 	"fmt"
 )
 
-// Payloads (inputs, outputs, event data) travel and are stored as JSON.
+// Payloads (inputs, outputs, event data) travel and are stored as JSON, in
+// compact form so that the same value always has the same bytes.
 
 func encodePayload(v any) (string, error) {
+	var b []byte
+	var err error
 	if raw, ok := v.(json.RawMessage); ok {
-		return string(raw), nil
+		if len(raw) == 0 {
+			return "", nil
+		}
+		// Marshal validates and compacts raw JSON, as it does the JSON it produces.
+		b, err = json.Marshal(raw)
+	} else {
+		b, err = json.Marshal(v)
 	}
-	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("encode payload %T: %w", v, err)
+	}
+	if len(b) > MaxPayloadBytes {
+		return "", &LimitError{What: "payload", Size: len(b), Limit: MaxPayloadBytes,
+			Hint: "pass a reference (a key or URL) to large data instead of the data"}
 	}
 	return string(b), nil
 }
