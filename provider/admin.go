@@ -33,6 +33,8 @@ type Admin interface {
 	// rows, executions, history, queued messages and locks, atomically. Without
 	// force it refuses (ErrInstanceRunning) when any of them is still running,
 	// and refuses a sub-orchestration (ErrInvalidArgument: delete its root).
+	// Force deletes a sub-orchestration only once its parent has finished: a
+	// running parent waits for it, so that is refused (ErrInstanceRunning).
 	// After a forced delete, an in-flight ack of the instance gets ErrLockNotHeld
 	// and cannot recreate it.
 	DeleteInstance(ctx context.Context, instance string, force bool) (DeleteResult, error)

@@ -13,6 +13,7 @@ func deletionCases() []Case {
 		{"DeleteRunningWithForce", deleteRunningForced},
 		{"DeleteCascadesToDescendants", deleteCascades},
 		{"DeleteOfSubOrchestrationRefusedWithoutForce", deleteChildRefused},
+		{"ForceDeleteOfChildOfRunningParentRefused", forceDeleteChildOfRunningParentRefused},
 		{"DeleteUnknownInstanceNotFound", deleteUnknown},
 		{"DeleteCleansQueues", deleteCleansQueues},
 		{"DeleteReleasesLocks", deleteReleasesLocks},
@@ -89,6 +90,24 @@ func deleteChildRefused(t *testing.T, f Factory) {
 	e.must(err, "force delete of sub-orchestration")
 	e.wantEqual(res.InstancesDeleted, 2, "child and grandchild deleted")
 	e.wantEqual(e.exists("root"), true, "root after deleting a child")
+}
+
+// A running parent waits for its children: deleting one, even with force,
+// would leave the parent waiting for an answer that never comes.
+func forceDeleteChildOfRunningParentRefused(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("root")
+	e.createChild("child", "root")
+	e.finish("child", provider.StatusCompleted, `1`)
+	_, err := e.a.DeleteInstance(e.ctx, "child", true)
+	e.wantErr(err, provider.ErrInstanceRunning, "force delete of a child of a running parent")
+	e.wantEqual(e.exists("child"), true, "child after refused delete")
+	_, err = e.a.DeleteInstances(e.ctx, []string{"child"}, true)
+	e.wantErr(err, provider.ErrInstanceRunning, "force multi-delete of a child of a running parent")
+	e.finish("root", provider.StatusCompleted, `1`)
+	res, err := e.a.DeleteInstance(e.ctx, "child", true)
+	e.must(err, "force delete of a child once its parent finished")
+	e.wantEqual(res.InstancesDeleted, 1, "instances deleted")
 }
 
 func deleteUnknown(t *testing.T, f Factory) {

@@ -130,6 +130,16 @@ func deletableTree(ctx context.Context, tx *sql.Tx, op, instance string, force b
 	if parent.Valid && !force {
 		return nil, encode.Invalid(op, instance, "it is a sub-orchestration of %q; delete the root instance, or force", parent.String)
 	}
+	if parent.Valid {
+		running, err := runningIn(ctx, tx, []string{parent.String})
+		if err != nil {
+			return nil, err
+		}
+		if len(running) > 0 {
+			return nil, provider.Permanent(op, instance, fmt.Errorf("%w: it is a sub-orchestration of %q, which is running and waits for it; terminate or delete the root instead",
+				provider.ErrInstanceRunning, parent.String))
+		}
+	}
 	tree, err := descendants(ctx, tx, instance)
 	if err != nil {
 		return nil, fmt.Errorf("find descendants of %q: %w", instance, err)
