@@ -61,6 +61,10 @@ type InstanceInfo struct {
 	CustomStatusVersion int64
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	// LastError says why the instance's last turn was handed back without
+	// being committed (AbandonOrchestrationItem's cause) while it waits to be
+	// retried; nil once a turn commits.
+	LastError *ErrorDetails
 }
 
 // ExecutionInfo describes one execution.

@@ -40,8 +40,11 @@ type Provider interface {
 	// AbandonOrchestrationItem releases the lock without committing. The fetched
 	// messages stay queued. With delay > 0 the instance stays unfetchable for
 	// delay (backoff); with ignoreAttempt the fetch's attempt is not counted.
+	// A non-nil cause (why the turn was handed back: nondeterministic code, an
+	// unregistered name, a store error) is kept as the instance's LastError
+	// until a turn of it is acked; with delay 0 it may be dropped at once.
 	// A stale, expired or unknown token gets ErrLockNotHeld and changes nothing.
-	AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error
+	AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *ErrorDetails) error
 
 	// RenewOrchestrationItemLock extends a live lock to now+extendFor.
 	// A stale, expired or unknown token gets ErrLockNotHeld.

@@ -114,7 +114,12 @@ type Status struct {
 	// Output is the result (JSON) of a completed instance.
 	Output string
 	// Failure says why a failed or terminated instance ended.
-	Failure             *Failure
+	Failure *Failure
+	// LastError says why a running instance is not making progress: its last
+	// turn was handed back to be retried (code that no longer matches its
+	// history, an unregistered orchestration, a store error). Nil once a turn
+	// commits.
+	LastError           *Failure
 	CustomStatus        *string
 	CustomStatusVersion int64
 	ParentInstance      string
@@ -144,6 +149,10 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 		ExecutionID: info.CurrentExecutionID, Status: info.Status, CustomStatus: info.CustomStatus,
 		CustomStatusVersion: info.CustomStatusVersion, ParentInstance: info.ParentInstance,
 		CreatedAt: info.CreatedAt, UpdatedAt: info.UpdatedAt}
+	if info.LastError != nil && !s.Finished() {
+		f := failureOf(info.LastError)
+		s.LastError = &f
+	}
 	switch info.Status {
 	case provider.StatusCompleted:
 		s.Output = info.Output

@@ -97,7 +97,7 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 		// Temporal's rule: keep the instance, so rolling the code back saves it.
 		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
 			"error", err, "class", ErrorConfiguration)
-		r.abandonKeeping(ctx, item)
+		r.abandonKeeping(ctx, item, errorDetails(err))
 	case err != nil:
 		r.retryOrFail(ctx, item, &in, errorDetails(err))
 	default:
@@ -133,10 +133,11 @@ func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.Orc
 }
 
 // abandonKeeping hands the item back with a growing backoff without counting
-// the attempt toward the poison limit.
-func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem) {
+// the attempt toward the poison limit; the store shows cause as the
+// instance's LastError until a turn commits.
+func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
 	streak := r.ndStreak(item.Instance, true)
-	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(streak), true)
+	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(streak), true, cause)
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
 	}
@@ -167,7 +168,7 @@ func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, 
 		r.opts.Logger.Warn("turn discarded: the instance lock was lost (expired or instance deleted)", "instance", item.Instance, "error", err)
 	default:
 		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", ErrorInfrastructure)
-		r.abandon(ctx, item)
+		r.abandon(ctx, item, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: "commit turn: " + err.Error()})
 	}
 }
 
@@ -182,11 +183,11 @@ func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationI
 	}
 	r.opts.Logger.Warn("turn failed; retrying with backoff", "instance", item.Instance, "attempt", item.AttemptCount,
 		"class", d.Class, "error", d.Message)
-	r.abandon(ctx, item)
+	r.abandon(ctx, item, d)
 }
 
-func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem) {
-	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(item.AttemptCount), false)
+func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
+	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(item.AttemptCount), false, cause)
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
 	}

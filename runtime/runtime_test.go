@@ -103,9 +103,13 @@ func TestNondeterminismKeepsTheInstanceForARollback(t *testing.T) {
 		if err != nil || st.Status != provider.StatusRunning {
 			t.Fatalf("after %d nondeterministic turns (poison limit %d): status %+v, %v; want Running", mismatches.Load(), opts.MaxAttempts, st, err)
 		}
+		if le := st.LastError; le == nil || le.Kind != runtime.FailureNondeterminism || le.Class != runtime.ErrorConfiguration ||
+			!strings.Contains(le.Message, `"Other"`) {
+			t.Fatalf("status of the stalled instance: last error %+v, want the nondeterminism naming the new call", le)
+		}
 		changed.Store(false) // the rollback
-		if st := wait(t, c, "drift"); st.Status != provider.StatusCompleted || st.Output != `"ok"` {
-			t.Fatalf("after the rollback: status %s output %s failure %+v", st.Status, st.Output, st.Failure)
+		if st := wait(t, c, "drift"); st.Status != provider.StatusCompleted || st.Output != `"ok"` || st.LastError != nil {
+			t.Fatalf("after the rollback: status %s output %s failure %+v last error %+v", st.Status, st.Output, st.Failure, st.LastError)
 		}
 	})
 }

@@ -35,6 +35,7 @@ type statusView struct {
 	Status        string           `json:"status"`
 	Output        json.RawMessage  `json:"output,omitempty"`
 	Failure       *runtime.Failure `json:"failure,omitempty"`
+	LastError     *runtime.Failure `json:"lastError,omitempty"`
 	CustomStatus  json.RawMessage  `json:"customStatus,omitempty"`
 	Parent        string           `json:"parent,omitempty"`
 	CreatedAt     time.Time        `json:"createdAt"`
@@ -43,7 +44,7 @@ type statusView struct {
 
 func viewOf(st *runtime.Status) statusView {
 	v := statusView{Instance: st.Instance, Orchestration: st.Orchestration, Version: st.Version,
-		ExecutionID: st.ExecutionID, Status: string(st.Status), Failure: st.Failure, Parent: st.ParentInstance,
+		ExecutionID: st.ExecutionID, Status: string(st.Status), Failure: st.Failure, LastError: st.LastError, Parent: st.ParentInstance,
 		CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
 	v.Output = rawJSON(st.Output)
 	if st.CustomStatus != nil {
@@ -82,6 +83,9 @@ func (c *cli) printStatus(st *runtime.Status) error {
 		line("output", string(v.Output))
 		if v.Failure != nil {
 			line("failure", v.Failure.Error())
+		}
+		if v.LastError != nil {
+			line("stalled", "retrying after: "+v.LastError.Error())
 		}
 		line("custom status", string(v.CustomStatus))
 		line("parent", v.Parent)

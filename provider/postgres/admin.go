@@ -49,15 +49,16 @@ func queryList[T any](ctx context.Context, p *Provider, op, query string, args .
 func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provider.InstanceInfo, error) {
 	const op = "get instance info"
 	info := provider.InstanceInfo{Instance: instance}
-	var parent, status, output *string
+	var parent, status, output, lastError *string
 	err := p.pool.QueryRow(ctx, `
 		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
-		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output
+		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output, l.last_error
 		FROM instances i
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
 		WHERE i.instance_id = $1`, instance).Scan(
 		&info.OrchestrationName, &info.Version, &info.CurrentExecutionID, &parent,
-		&info.CustomStatus, &info.CustomStatusVersion, &info.CreatedAt, &info.UpdatedAt, &status, &output)
+		&info.CustomStatus, &info.CustomStatusVersion, &info.CreatedAt, &info.UpdatedAt, &status, &output, &lastError)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return info, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
@@ -65,6 +66,7 @@ func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provid
 		return info, classify(op, instance, err)
 	}
 	info.ParentInstance, info.Status, info.Output = deref(parent), provider.ExecutionStatus(deref(status)), deref(output)
+	info.LastError = encode.DecodeCause(deref(lastError))
 	return info, nil
 }
 

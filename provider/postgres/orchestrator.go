@@ -240,7 +240,7 @@ func timerDue(item provider.WorkItem) int64 {
 }
 
 // AbandonOrchestrationItem implements provider.Provider.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *provider.ErrorDetails) error {
 	const op = "abandon orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -248,7 +248,11 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
-	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_orchestration_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	lastError, err := encode.Cause(op, cause)
+	if err != nil {
+		return err
+	}
+	_, err = p.pool.Exec(ctx, `SELECT dx_abandon_orchestration_item($1, $2, $3, $4)`, lockToken, delay.Milliseconds(), ignoreAttempt, lastError)
 	if err == nil && delay == 0 {
 		p.announce(orchestratorChannel)
 	}

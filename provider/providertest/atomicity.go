@@ -42,7 +42,7 @@ func failedAckRollsBackEverything(t *testing.T, f Factory) {
 	e.wantEqual(info.CustomStatusVersion, 0, "custom status version after failed ack")
 	e.wantEqual(e.depths(), before, "queue depths after failed ack")
 	// The fetched message is still there: abandon and fetch it again.
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
 	again := e.fetch()
 	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised}, "messages after failed ack")
 }

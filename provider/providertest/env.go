@@ -176,7 +176,7 @@ func (e *env) fetchInstance(instance string) *provider.OrchestrationItem {
 	var others []*provider.OrchestrationItem
 	defer func() {
 		for _, o := range others {
-			e.must(e.p.AbandonOrchestrationItem(e.ctx, o.LockToken, 0, true), "abandon "+o.Instance)
+			e.must(e.p.AbandonOrchestrationItem(e.ctx, o.LockToken, 0, true, nil), "abandon "+o.Instance)
 		}
 	}()
 	for {

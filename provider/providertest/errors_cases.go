@@ -51,7 +51,7 @@ func abandonUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, "no-such-token", 0, false), provider.ErrLockNotHeld, "abandon with unknown token")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, "no-such-token", 0, false, nil), provider.ErrLockNotHeld, "abandon with unknown token")
 	e.fetchNone() // the real holder's lock is untouched
 	e.ack(item, firstTurn(item))
 }
@@ -143,7 +143,7 @@ func corruptHistoryCountsAttempts(t *testing.T, f Factory) {
 			t.Fatal("fetch of corrupt history: no DecodeError")
 		}
 		e.wantEqual(item.AttemptCount, want, "attempt count")
-		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
 	}
 }
 
@@ -227,7 +227,7 @@ func zeroValueInputs(t *testing.T, f Factory) {
 		"FetchOrchestrationItems": func() error { _, err := p.FetchOrchestrationItems(ctx, 0, 0, 0); return err },
 		"AckOrchestrationItem":    func() error { return p.AckOrchestrationItem(ctx, "", provider.OrchestrationAck{}) },
 		"AbandonOrchestrationItem": func() error {
-			return p.AbandonOrchestrationItem(ctx, "", 0, false)
+			return p.AbandonOrchestrationItem(ctx, "", 0, false, nil)
 		},
 		"RenewOrchestrationItemLock": func() error { return p.RenewOrchestrationItemLock(ctx, "", 0) },
 		"FetchWorkItem":              func() error { _, err := p.FetchWorkItem(ctx, 0, 0); return err },

@@ -42,7 +42,7 @@ func abandonReleasesAtOnce(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
 	e.wantEqual(e.fetch().Instance, "a", "instance right after abandon")
 }
 
@@ -50,7 +50,7 @@ func abandonWithDelayHides(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, time.Minute, false), "abandon with delay")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, time.Minute, false, nil), "abandon with delay")
 	e.fetchNone()
 	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after abandon")
 }
@@ -59,7 +59,7 @@ func abandonWithDelayReleases(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, false), "abandon with delay")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, false, nil), "abandon with delay")
 	time.Sleep(pastShortLock)
 	e.wantEqual(e.fetch().Instance, "a", "instance after abandon delay")
 }
@@ -105,7 +105,7 @@ func abandonAfterAckFails(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetch()
 	e.ack(item, firstTurn(item))
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), provider.ErrLockNotHeld, "abandon after ack")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), provider.ErrLockNotHeld, "abandon after ack")
 }
 
 func workItemLockExpires(t *testing.T, f Factory) {

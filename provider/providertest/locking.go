@@ -163,7 +163,7 @@ func oldTokenInvalidAfterTakeover(t *testing.T, f Factory) {
 	item := e.fetch()
 	e.wantErr(e.p.AckOrchestrationItem(e.ctx, crashed.LockToken, firstTurn(crashed)), provider.ErrLockNotHeld, "ack with old token")
 	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, crashed.LockToken, time.Minute), provider.ErrLockNotHeld, "renew with old token")
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, crashed.LockToken, 0, false), provider.ErrLockNotHeld, "abandon with old token")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, crashed.LockToken, 0, false, nil), provider.ErrLockNotHeld, "abandon with old token")
 	e.ack(item, firstTurn(item))
 }
 
@@ -171,7 +171,7 @@ func abandonMakesAvailable(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
 	again := e.fetch()
 	e.wantEqual(len(again.Messages), 1, "messages after abandon")
 }

@@ -15,6 +15,7 @@ func managementCases() []Case {
 		{"ListExecutions", listExecutions},
 		{"InstanceInfo", instanceInfo},
 		{"InstanceInfoOfUnknownInstance", instanceInfoUnknown},
+		{"AbandonCauseIsLastErrorUntilAck", abandonCauseIsLastError},
 		{"ExecutionInfo", executionInfo},
 		{"ExecutionInfoOfUnknownExecution", executionInfoUnknown},
 		{"SystemMetrics", systemMetrics},
@@ -139,4 +140,27 @@ func queueDepths(t *testing.T, f Factory) {
 	e.fetch()     // a: locked
 	e.fetchWork() // one activity locked
 	e.wantEqual(e.depths(), provider.QueueDepths{Orchestrator: 1, Worker: 1, Delayed: 1, Locked: 2}, "queue depths")
+}
+
+// The cause of an abandon is what an operator sees while the instance waits
+// to be retried; the next committed turn clears it.
+func abandonCauseIsLastError(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.wantEqual(e.info("a").LastError, (*provider.ErrorDetails)(nil), "last error of a healthy instance")
+	e.enqueue(externalItem("a", "x"))
+	item := e.fetch()
+	cause := &provider.ErrorDetails{Class: provider.ErrorConfiguration, Kind: provider.FailureNondeterminism,
+		Message: `history event 2: expected ActivityScheduled "A", got ActivityScheduled "B"`}
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, true, cause), "abandon with a cause")
+	if got := e.info("a").LastError; got == nil || *got != *cause {
+		e.t.Fatalf("last error after abandon: %+v, want %+v", got, cause)
+	}
+	time.Sleep(pastShortLock)
+	item = e.fetch()
+	if got := e.info("a").LastError; got == nil || *got != *cause {
+		e.t.Fatalf("last error while retrying: %+v, want it kept until a turn commits", got)
+	}
+	e.ack(item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)}})
+	e.wantEqual(e.info("a").LastError, (*provider.ErrorDetails)(nil), "last error after a committed turn")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // ListInstances implements provider.Admin.
@@ -74,16 +75,17 @@ func (p *Provider) queryStrings(ctx context.Context, op, query string, args ...a
 func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provider.InstanceInfo, error) {
 	const op = "get instance info"
 	info := provider.InstanceInfo{Instance: instance}
-	var parent, custom, status, output sql.NullString
+	var parent, custom, status, output, lastError sql.NullString
 	var created, updated int64
 	err := p.db.QueryRowContext(ctx, `
 		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
-		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output
+		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output, l.last_error
 		FROM instances i
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
 		WHERE i.instance_id = ?`, instance).Scan(
 		&info.OrchestrationName, &info.Version, &info.CurrentExecutionID, &parent,
-		&custom, &info.CustomStatusVersion, &created, &updated, &status, &output)
+		&custom, &info.CustomStatusVersion, &created, &updated, &status, &output, &lastError)
 	if errors.Is(err, sql.ErrNoRows) {
 		return info, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
@@ -97,6 +99,7 @@ func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provid
 	if custom.Valid {
 		info.CustomStatus = &custom.String
 	}
+	info.LastError = encode.DecodeCause(lastError.String)
 	return info, nil
 }
 

@@ -274,7 +274,7 @@ func releaseLock(ctx context.Context, tx *sql.Tx, token string) error {
 // AbandonOrchestrationItem implements provider.Provider. With a delay the lock
 // row stays, under a token nobody holds, until the delay passes: the instance
 // keeps its message order and nobody fetches it early.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *provider.ErrorDetails) error {
 	const op = "abandon orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -282,7 +282,11 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	lastError, err := encode.Cause(op, cause)
+	if err != nil {
+		return err
+	}
+	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
 		now := nowMs()
 		if _, err := heldInstance(ctx, tx, op, lockToken, now); err != nil {
 			return err
@@ -298,8 +302,8 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 			return fmt.Errorf("untag messages: %w", err)
 		}
 		if delay > 0 {
-			_, err := tx.ExecContext(ctx, `UPDATE instance_locks SET lock_token = ?, locked_until = ? WHERE lock_token = ?`,
-				"abandoned-"+newToken(), now+delay.Milliseconds(), lockToken)
+			_, err := tx.ExecContext(ctx, `UPDATE instance_locks SET lock_token = ?, locked_until = ?, last_error = ? WHERE lock_token = ?`,
+				"abandoned-"+newToken(), now+delay.Milliseconds(), lastError, lockToken)
 			if err != nil {
 				return fmt.Errorf("delay instance: %w", err)
 			}

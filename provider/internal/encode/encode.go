@@ -3,6 +3,7 @@
 package encode
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -120,4 +121,29 @@ func EncodeItem(op string, it provider.WorkItem, worker bool) (string, error) {
 		return "", Invalid(op, it.Instance, "%v", err)
 	}
 	return data, nil
+}
+
+// Cause serialises an abandon's cause for storage; nil stores nothing.
+func Cause(op string, cause *provider.ErrorDetails) (*string, error) {
+	if cause == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(cause)
+	if err != nil {
+		return nil, Invalid(op, "", "cause: %v", err)
+	}
+	s := string(b)
+	return &s, nil
+}
+
+// DecodeCause reads a stored cause; what cannot be read is reported as its text.
+func DecodeCause(data string) *provider.ErrorDetails {
+	if data == "" {
+		return nil
+	}
+	var d provider.ErrorDetails
+	if err := json.Unmarshal([]byte(data), &d); err != nil {
+		return &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: "unreadable stored error: " + data}
+	}
+	return &d
 }
