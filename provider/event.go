@@ -62,6 +62,10 @@ type Event struct {
 	// CustomStatus is, on OrchestrationStarted, the instance's custom status
 	// when the execution began (carried over a continue-as-new).
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// Carried marks a message the previous execution received but did not
+	// consume, carried over a continue-as-new: it follows OrchestrationStarted
+	// and was delivered before the code started.
+	Carried bool `json:"carried,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.

@@ -30,7 +30,7 @@ func (a *action) describe() string {
 		return string(a.kind)
 	case provider.EventCancelRequested:
 		if a.target != nil {
-			return fmt.Sprintf("%s of %s", a.kind, a.target.describe())
+			return fmt.Sprintf("%s of %s (event %d)", a.kind, a.target.describe(), a.target.id)
 		}
 		return string(a.kind)
 	case provider.EventSubOrchestrationScheduled, provider.EventOrchestrationChained:
@@ -41,6 +41,9 @@ func (a *action) describe() string {
 }
 
 func describeEvent(e provider.Event) string {
+	if e.Kind == provider.EventCancelRequested {
+		return fmt.Sprintf("%s of event %d", e.Kind, e.SourceID)
+	}
 	a := action{kind: e.Kind, name: e.Name, instance: e.Instance}
 	return a.describe()
 }

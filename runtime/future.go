@@ -16,6 +16,10 @@ type Future struct {
 	onResolve []func()
 	// cancel stops the operation behind the future; nil when it has none.
 	cancel func(reason string)
+	// event is the external event a wait took; until the code reads it
+	// (observed), cancelling the wait gives the event back.
+	event    *inboxEvent
+	observed bool
 }
 
 func newFuture(t *turn) *Future { return &Future{t: t} }
@@ -29,6 +33,7 @@ func (f *Future) Await(out any) error {
 	if !f.done {
 		f.t.sched.park([]*Future{f}, 1)
 	}
+	f.observed = true
 	if f.err != nil {
 		return f.err
 	}
@@ -49,11 +54,17 @@ func Await[T any](f *Future) (T, error) {
 // every future it waits for cancelled. The future resolves at once with a
 // *CanceledError (errors.Is(err, ErrCanceled)). The cancellation is recorded
 // in history, so replay makes the same decision. Cancelling a finished
-// future does nothing.
+// future does nothing, except that a wait whose event was never read (a
+// Select loser that had its event already) gives the event back, in its
+// place, to the next wait for that name.
 func (f *Future) Cancel() { f.cancelWith("cancelled by the orchestration") }
 
 func (f *Future) cancelWith(reason string) {
 	if f.done {
+		if f.t.giveBack(f) {
+			// Nobody read the event: the wait ends cancelled, as if it had not had it.
+			f.result, f.err = "", &CanceledError{Reason: reason}
+		}
 		return
 	}
 	if f.cancel != nil {

@@ -38,7 +38,13 @@ func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput,
 	}
 	in.start = own
 	if own != nil {
-		in.messages = append(in.messages, own.Carry...)
+		// Carried events and cancellations are received before the code
+		// starts (startExecution); a carried Terminate is applied like any.
+		for _, m := range own.Carry {
+			if m.Kind == provider.WorkCancelInstance {
+				in.messages = append(in.messages, m)
+			}
+		}
 	}
 	for i := range item.Messages {
 		m := item.Messages[i]

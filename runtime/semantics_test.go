@@ -414,3 +414,81 @@ func TestCustomStatusReadBack(t *testing.T) {
 		t.Fatalf("set then clear in one turn wrote %+v, want a clear", cs)
 	}
 }
+
+// Work scheduled and cancelled in the same turn is never queued: no worker
+// item or timer for the provider to delete again, no activity to skip.
+func TestWorkCancelledInItsOwnTurnIsNotQueued(t *testing.T) {
+	reg := registry(t, func(r *Registry) {
+		RegisterOrchestration(r, "Fickle", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
+			a, tm := ctx.CallActivity("Kept", nil), ctx.CreateTimer(time.Hour)
+			ctx.CallActivity("Dropped", nil).Cancel()
+			ctx.CreateTimer(time.Minute).Cancel()
+			_ = tm
+			return Await[string](a)
+		})
+	})
+	s := newSim(t, reg)
+	ack := s.mustTurn(start("Fickle", nil))
+	if len(ack.WorkerItems) != 1 || ack.WorkerItems[0].Name != "Kept" || len(ack.CancelledActivities) != 0 {
+		t.Fatalf("worker items %+v, cancelled %+v; want only Kept and no cancellation", ack.WorkerItems, ack.CancelledActivities)
+	}
+	if len(ack.OrchestratorItems) != 1 || ack.OrchestratorItems[0].FireAt != s.now.Add(time.Hour).UnixMilli() || len(ack.CancelledTimers) != 0 {
+		t.Fatalf("timers %+v, cancelled %+v; want only the hour timer", ack.OrchestratorItems, ack.CancelledTimers)
+	}
+	if got := eventKinds(ack.HistoryDelta); !strings.Contains(got, "CancelRequested,TimerCreated,CancelRequested") {
+		t.Fatalf("history %s: the cancellations must still be recorded", got)
+	}
+	// The forgotten hour timer is cancelled when the orchestration completes.
+	ack = s.mustTurn(done(s.exec, ack.WorkerItems[0].ID, "ok"))
+	if len(ack.CancelledTimers) != 1 || s.status != provider.StatusCompleted {
+		t.Fatalf("completion: cancelled timers %+v status %s", ack.CancelledTimers, s.status)
+	}
+	replayWhole(t, s)
+}
+
+// A wait that had its event already but lost a Select gives the event back:
+// only code that reads an event consumes it (found by the randomized test).
+func TestSelectLoserGivesBackAnEventItNeverRead(t *testing.T) {
+	reg := registry(t, func(r *Registry) {
+		RegisterOrchestration(r, "Both", func(ctx *OrchestrationContext, _ struct{}) (string, error) {
+			if _, err := Await[string](ctx.CallActivity("Gate", nil)); err != nil {
+				return "", err
+			}
+			a, b := ctx.WaitForEvent("A"), ctx.WaitForEvent("B") // both already arrived
+			first, _ := Await[string]([]*Future{a, b}[ctx.Select(a, b)])
+			second, err := Await[string](ctx.WaitForEvent("B"))
+			return first + "," + second, err
+		})
+	})
+	s := newSim(t, reg)
+	ack := s.mustTurn(start("Both", nil))
+	ack = s.mustTurn(raised("A", "a1"), raised("B", "b1"), done(s.exec, ack.WorkerItems[0].ID, "go"))
+	if s.status != provider.StatusCompleted || ack.Metadata.Output != `"a1,b1"` {
+		t.Fatalf("status %s output %s: the losing wait kept b1", s.status, ack.Metadata.Output)
+	}
+	replayWhole(t, s)
+}
+
+// Events carried over a continue-as-new are recorded in the new execution
+// even when its code finishes without waiting for them (found by the
+// randomized test: they were dropped unrecorded).
+func TestCarriedEventsAreRecordedBeforeTheCodeRuns(t *testing.T) {
+	reg := registry(t, func(r *Registry) {
+		RegisterOrchestration(r, "Twice", func(ctx *OrchestrationContext, n int) (int, error) {
+			if n == 0 {
+				_ = ctx.CreateTimer(time.Second).Await(nil)
+				return 0, ctx.ContinueAsNew(1)
+			}
+			return n, nil
+		})
+	})
+	s := newSim(t, reg)
+	ack := s.mustTurn(start("Twice", 0))
+	ack = s.mustTurn(fired(s.exec, ack.OrchestratorItems[0].ID), raised("late", "x"))
+	ack = s.mustTurn(canItem(t, ack))
+	if s.status != provider.StatusCompleted || eventKinds(ack.HistoryDelta) != "OrchestrationStarted,ExternalRaised,OrchestrationCompleted" ||
+		!ack.HistoryDelta[1].Carried || ack.HistoryDelta[1].Input != `"x"` {
+		t.Fatalf("status %s, second execution's history %s", s.status, describeEvents(ack.HistoryDelta))
+	}
+	replayWhole(t, s)
+}

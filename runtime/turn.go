@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -72,6 +73,9 @@ type turn struct {
 	byID          map[int64]*action
 	subscriptions map[string][]*Future
 	inbox         []inboxEvent
+	eventSeq      int
+	// taken are the waits that took an event, for giveBackUnread.
+	taken []*Future
 	// eventKeys are the idempotency keys of the external events in history.
 	eventKeys map[string]bool
 
@@ -98,6 +102,8 @@ type turn struct {
 // inboxEvent is an external event received before any wait took it.
 type inboxEvent struct {
 	name, data, key string
+	// seq is the event's place in arrival order.
+	seq int
 }
 
 // runTurn computes the ack of one turn. It fails only when the turn cannot be
@@ -168,9 +174,40 @@ func (t *turn) startExecution(start *provider.WorkItem) error {
 		return err
 	}
 	t.recordStart(start, version)
+	t.receiveCarried(start.Carry)
 	t.startMain(fn, start.Input)
 	t.run()
 	return nil
+}
+
+// receiveCarried records and delivers, before the code starts, the events
+// and cancellation the previous execution received but did not consume, so
+// they are in this execution's history even if its code never waits for them.
+func (t *turn) receiveCarried(carry []provider.WorkItem) {
+	for _, m := range carry {
+		switch m.Kind {
+		case provider.WorkExternalRaised:
+			if t.seenEventKey(m.Key) {
+				continue
+			}
+			t.appendEvent(provider.Event{Kind: provider.EventExternalRaised, Name: m.Name, Input: m.Input, Key: m.Key, Carried: true})
+		case provider.WorkCancelRequested:
+			t.appendEvent(provider.Event{Kind: provider.EventOrchestrationCancelRequested, Reason: m.Reason, Carried: true})
+		default:
+			continue
+		}
+		t.receiveCarriedEvent(t.delta[len(t.delta)-1])
+	}
+}
+
+// receiveCarriedEvent applies a carried event, on the first run or on replay.
+func (t *turn) receiveCarriedEvent(ev provider.Event) {
+	if ev.Kind == provider.EventOrchestrationCancelRequested {
+		t.root.cancel("orchestration cancelled: " + ev.Reason)
+		return
+	}
+	t.rememberEventKey(ev.Key)
+	t.deliverEvent(ev.Name, ev.Input, ev.Key)
 }
 
 func (t *turn) recordStart(start *provider.WorkItem, version string) {
@@ -200,9 +237,14 @@ func (t *turn) replay(history []provider.Event) error {
 	t.replaying = true
 	t.sched.verifyCaller.Store(false)
 	t.curTime = time.UnixMilli(started.Time)
+	rest := history[1:]
+	for len(rest) > 0 && rest[0].Carried {
+		t.receiveCarriedEvent(rest[0])
+		rest = rest[1:]
+	}
 	t.startMain(fn, started.Input)
 	t.run()
-	for _, ev := range history[1:] {
+	for _, ev := range rest {
 		t.curTime = time.UnixMilli(ev.Time)
 		if err := t.replayEvent(ev); err != nil {
 			return err
@@ -451,11 +493,45 @@ func (t *turn) subscribe(name string, f *Future) {
 	for i, ev := range t.inbox {
 		if ev.name == name {
 			t.inbox = append(t.inbox[:i], t.inbox[i+1:]...)
-			f.resolve(ev.data, nil)
+			t.take(f, ev)
 			return
 		}
 	}
 	t.subscriptions[name] = append(t.subscriptions[name], f)
+}
+
+// take resolves a wait with an event, remembering which, so that a wait
+// cancelled before its result is read gives the event back (giveBack).
+func (t *turn) take(f *Future, ev inboxEvent) {
+	f.event = &ev
+	t.taken = append(t.taken, f)
+	f.resolve(ev.data, nil)
+}
+
+// giveBack returns the event of a wait whose result was never read to the
+// inbox, in arrival order: an event is consumed only by code that reads it.
+func (t *turn) giveBack(f *Future) bool {
+	if f.event == nil || f.observed {
+		return false
+	}
+	ev := *f.event
+	f.event = nil
+	if waiting := t.subscriptions[ev.name]; len(waiting) > 0 {
+		t.subscriptions[ev.name] = waiting[1:]
+		t.take(waiting[0], ev)
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(t.inbox, ev.seq, func(e inboxEvent, seq int) int { return e.seq - seq })
+	t.inbox = slices.Insert(t.inbox, i, ev)
+	return true
+}
+
+// giveBackUnread returns the events of every wait whose result was never
+// read, before a continue-as-new carries the inbox.
+func (t *turn) giveBackUnread() {
+	for _, f := range t.taken {
+		t.giveBack(f)
+	}
 }
 
 func (t *turn) unsubscribe(name string, f *Future) {
@@ -469,9 +545,11 @@ func (t *turn) unsubscribe(name string, f *Future) {
 }
 
 func (t *turn) deliverEvent(name, data, key string) {
+	t.eventSeq++
+	ev := inboxEvent{name: name, data: data, key: key, seq: t.eventSeq}
 	if waiting := t.subscriptions[name]; len(waiting) > 0 {
 		t.subscriptions[name] = waiting[1:]
-		waiting[0].resolve(data, nil)
+		t.take(waiting[0], ev)
 		return
 	}
 	if len(t.inbox) >= MaxInboxEvents {
@@ -479,7 +557,7 @@ func (t *turn) deliverEvent(name, data, key string) {
 			Hint: fmt.Sprintf("event %q arrived with %d events waiting that no WaitForEvent consumed", name, len(t.inbox))})
 		return
 	}
-	t.inbox = append(t.inbox, inboxEvent{name: name, data: data, key: key})
+	t.inbox = append(t.inbox, ev)
 }
 
 func (t *turn) appendEvent(ev provider.Event) int64 {
@@ -542,6 +620,9 @@ func (t *turn) end(err error) {
 func (t *turn) finish() {
 	t.finished = true
 	var can *continueAsNew
+	if errors.As(t.mainErr, &can) {
+		t.giveBackUnread()
+	}
 	if errors.As(t.mainErr, &can) && len(t.inbox) > MaxCarryForwardEvents {
 		t.mainErr = &LimitError{What: "carry-forward", Size: len(t.inbox), Limit: MaxCarryForwardEvents,
 			Hint: "continue-as-new would carry more unconsumed external events than allowed; consume them with WaitForEvent first"}
@@ -694,6 +775,7 @@ func (t *turn) ack(in turnInput) provider.OrchestrationAck {
 		OrchestratorItems: orchItems, CancelledActivities: t.cancelled, CancelledTimers: t.cancelledTimers,
 		Metadata: provider.ExecutionMetadata{Status: t.status, Output: t.output},
 	}
+	dropScheduledAndCancelled(&ack)
 	if t.firstTurn {
 		ack.Metadata.OrchestrationName, ack.Metadata.OrchestrationVersion = t.name, t.version
 		ack.Metadata.ParentInstance = t.parent.instance
@@ -706,6 +788,46 @@ func (t *turn) ack(in turnInput) provider.OrchestrationAck {
 		}
 	}
 	return ack
+}
+
+// dropScheduledAndCancelled leaves out the activities and timers a turn both
+// scheduled and cancelled (work nobody awaits when the execution ends in
+// the same turn): queuing them only for the cancellation to delete them, or
+// for a worker to skip them, would be wasted work.
+func dropScheduledAndCancelled(ack *provider.OrchestrationAck) {
+	type ref struct {
+		exec, id int64
+	}
+	activities, timers := map[ref]bool{}, map[ref]bool{}
+	for _, a := range ack.CancelledActivities {
+		activities[ref{a.ExecutionID, a.ActivityID}] = true
+	}
+	for _, c := range ack.CancelledTimers {
+		timers[ref{c.ExecutionID, c.TimerID}] = true
+	}
+	if len(activities) == 0 && len(timers) == 0 {
+		return
+	}
+	var droppedActivities, droppedTimers = map[ref]bool{}, map[ref]bool{}
+	ack.WorkerItems = slices.DeleteFunc(ack.WorkerItems, func(w provider.WorkItem) bool {
+		r := ref{w.ExecutionID, w.ID}
+		droppedActivities[r] = activities[r]
+		return activities[r]
+	})
+	ack.OrchestratorItems = slices.DeleteFunc(ack.OrchestratorItems, func(o provider.WorkItem) bool {
+		r := ref{o.ExecutionID, o.ID}
+		if o.Kind != provider.WorkTimerFired || !timers[r] {
+			return false
+		}
+		droppedTimers[r] = true
+		return true
+	})
+	ack.CancelledActivities = slices.DeleteFunc(ack.CancelledActivities, func(a provider.ActivityRef) bool {
+		return droppedActivities[ref{a.ExecutionID, a.ActivityID}]
+	})
+	ack.CancelledTimers = slices.DeleteFunc(ack.CancelledTimers, func(c provider.TimerRef) bool {
+		return droppedTimers[ref{c.ExecutionID, c.TimerID}]
+	})
 }
 
 // carried lists what a continue-as-new hands to the next execution: events
