@@ -25,7 +25,7 @@ import (
 //	go test ./runtime -run TestRandomizedDeterminism -determinism.cases=50000
 //	go test ./runtime -run TestRandomizedDeterminism -determinism.seed=1234 -v
 var (
-	determinismCases = flag.Int("determinism.cases", 2000, "programs the randomized determinism test generates")
+	determinismCases = flag.Int("determinism.cases", 3000, "programs the randomized determinism test generates")
 	determinismSeed  = flag.Uint64("determinism.seed", 0, "run only the program with this seed")
 )
 
