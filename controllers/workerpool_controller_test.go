@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,12 +76,17 @@ func TestWorkerPoolCountsInstances(t *testing.T) {
 func TestWorkerPoolScales(t *testing.T) {
 	p := newPool(t)
 	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
-	scale := &autoscalingv1.Scale{}
-	if err := k8s.SubResource("scale").Get(t.Context(), pool, scale); err != nil {
-		t.Fatalf("get scale: %v", err)
-	}
-	scale.Spec.Replicas = 3
-	if err := k8s.SubResource("scale").Update(t.Context(), pool, client.WithSubResourceBody(scale)); err != nil {
+	// The controller writes the pool's status meanwhile, so a read-modify-write
+	// of the scale can conflict: retry it, as any client must.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		scale := &autoscalingv1.Scale{}
+		if err := k8s.SubResource("scale").Get(t.Context(), pool, scale); err != nil {
+			return err
+		}
+		scale.Spec.Replicas = 3
+		return k8s.SubResource("scale").Update(t.Context(), pool, client.WithSubResourceBody(scale))
+	})
+	if err != nil {
 		t.Fatalf("scale to 3: %v", err)
 	}
 	waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 3 })
