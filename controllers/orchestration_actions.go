@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -47,11 +49,18 @@ func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchest
 	for i := int(o.Status.EventsRaised); i < len(o.Spec.Events); i++ {
 		ev := o.Spec.Events[i]
 		key := string(o.UID) + "/" + ev.Name
-		if err := store.Client.RaiseEvent(ctx, o.Status.InstanceID, ev.Name, rawJSON(ev.Data), runtime.EventKey(key)); err != nil {
+		err := store.Client.RaiseEvent(ctx, o.Status.InstanceID, ev.Name, rawJSON(ev.Data), runtime.EventKey(key))
+		switch {
+		case errors.Is(err, provider.ErrInstanceFinished):
+			// Nobody will read it: say so rather than retry forever.
+			r.Recorder.Eventf(o, nil, "Warning", "EventNotDelivered", "RaiseEvent",
+				"event %q was not delivered: the instance has finished", ev.Name)
+		case err != nil:
 			return fmt.Errorf("raise event %q: %w", ev.Name, err)
+		default:
+			r.Recorder.Eventf(o, nil, "Normal", "EventRaised", "RaiseEvent", "raised event %q", ev.Name)
 		}
 		o.Status.EventsRaised = int32(i + 1)
-		r.Recorder.Eventf(o, nil, "Normal", "EventRaised", "RaiseEvent", "raised event %q", ev.Name)
 	}
 	return nil
 }
@@ -64,7 +73,11 @@ func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestra
 	if c := findCondition(o, CondTerminating); c != nil && c.Status == metav1.ConditionTrue && c.Message == o.Spec.Terminate {
 		return nil
 	}
-	if err := store.Client.Terminate(ctx, o.Status.InstanceID, o.Spec.Terminate); err != nil {
+	err := store.Client.Terminate(ctx, o.Status.InstanceID, o.Spec.Terminate)
+	if errors.Is(err, provider.ErrInstanceFinished) {
+		return nil // it ended first; the next status read mirrors how
+	}
+	if err != nil {
 		return fmt.Errorf("terminate instance: %w", err)
 	}
 	setCondition(o, CondTerminating, metav1.ConditionTrue, "TerminateRequested", o.Spec.Terminate)

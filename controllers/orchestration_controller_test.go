@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
 	"github.com/duroxide/duroxide-go/samples"
 )
 
@@ -178,8 +180,8 @@ func TestDeletionPolicies(t *testing.T) {
 		check  func(t *testing.T, id string)
 	}{
 		{v1.DeletionTerminate, func(t *testing.T, id string) {
-			st, err := p.client.Wait(t.Context(), id, 60e9)
-			if err != nil || st.Status != provider.StatusTerminated {
+			st, err := p.client.Wait(timeout(t, time.Minute), id)
+			if err != nil || st.Status != runtime.StatusTerminated {
 				t.Errorf("instance after delete: %+v, %v; want Terminated", st, err)
 			}
 		}},
@@ -190,7 +192,7 @@ func TestDeletionPolicies(t *testing.T) {
 		}},
 		{v1.DeletionOrphan, func(t *testing.T, id string) {
 			st, err := p.client.Status(t.Context(), id)
-			if err != nil || st.Status != provider.StatusRunning {
+			if err != nil || st.Status != runtime.StatusRunning {
 				t.Errorf("orphaned instance: %+v, %v; want still Running", st, err)
 			}
 		}},
@@ -222,7 +224,7 @@ func TestTTLDeletesFinished(t *testing.T) {
 	}
 	waitGone(t, o)
 	// Its deletion policy (Terminate) keeps the finished instance's history.
-	if st, err := p.client.Status(t.Context(), done.Status.InstanceID); err != nil || st.Status != provider.StatusCompleted {
+	if st, err := p.client.Status(t.Context(), done.Status.InstanceID); err != nil || st.Status != runtime.StatusCompleted {
 		t.Fatalf("instance after TTL: %+v, %v", st, err)
 	}
 }
@@ -261,4 +263,11 @@ func TestInputChangeIsReported(t *testing.T) {
 	if !strings.Contains(got.Status.CustomStatus, `"item":"first"`) {
 		t.Errorf("custom status %s: the instance should keep its input", got.Status.CustomStatus)
 	}
+}
+
+// timeout is the test's context, ended after d.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

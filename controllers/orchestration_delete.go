@@ -72,7 +72,11 @@ func (r *OrchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1
 		if finished(o.Status.Phase) {
 			return 0, nil
 		}
-		if err := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted"); err != nil {
+		err := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted")
+		if errors.Is(err, provider.ErrInstanceFinished) || errors.Is(err, provider.ErrNotFound) {
+			return 0, nil // ended or gone already: nothing to terminate
+		}
+		if err != nil {
 			return 0, fmt.Errorf("terminate instance %q: %w", id, err)
 		}
 		r.Recorder.Eventf(o, nil, "Normal", "Terminated", "Delete", "terminated instance %q (deletion policy Terminate)", id)
@@ -96,7 +100,11 @@ func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration
 				"instance %q was never run by a worker in %v; its queued start is left in the store", id, purgeWait)
 			return 0, nil
 		}
-		if terr := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted"); terr != nil {
+		terr := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted")
+		if errors.Is(terr, provider.ErrNotFound) {
+			return 0, nil // no instance and no queued start: nothing to purge
+		}
+		if terr != nil && !errors.Is(terr, provider.ErrInstanceFinished) {
 			return 0, fmt.Errorf("terminate instance %q: %w", id, terr)
 		}
 		return time.Second, nil

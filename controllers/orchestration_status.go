@@ -46,7 +46,7 @@ func readInstance(ctx context.Context, store *Store, id string, maxChildren int)
 		return nil, errNoAdmin
 	}
 	st, err := store.Client.Status(ctx, id)
-	if errors.Is(err, provider.ErrNotFound) {
+	if errors.Is(err, provider.ErrNotFound) || (err == nil && st.Status == runtime.StatusPending) {
 		return &instanceView{}, nil
 	}
 	if err != nil {
@@ -154,15 +154,15 @@ func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
 	return "ApplicationError", msg
 }
 
-func phaseOf(s provider.ExecutionStatus) v1.OrchestrationPhase {
+func phaseOf(s runtime.InstanceStatus) v1.OrchestrationPhase {
 	switch s {
-	case provider.StatusCompleted:
+	case runtime.StatusCompleted:
 		return v1.PhaseCompleted
-	case provider.StatusFailed:
+	case runtime.StatusFailed:
 		return v1.PhaseFailed
-	case provider.StatusTerminated:
+	case runtime.StatusTerminated:
 		return v1.PhaseTerminated
-	case "":
+	case runtime.StatusPending:
 		return v1.PhasePending
 	}
 	return v1.PhaseRunning

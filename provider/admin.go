@@ -15,6 +15,10 @@ type Admin interface {
 	ListExecutions(ctx context.Context, instance string) ([]int64, error)
 	// GetInstanceInfo describes an instance; an unknown one gets ErrNotFound.
 	GetInstanceInfo(ctx context.Context, instance string) (InstanceInfo, error)
+	// StartQueued reports whether a StartOrchestration message for instance is
+	// queued and not yet processed: the instance is being started though
+	// GetInstanceInfo does not know it yet.
+	StartQueued(ctx context.Context, instance string) (bool, error)
 	// GetExecutionInfo describes one execution; an unknown one gets ErrNotFound.
 	GetExecutionInfo(ctx context.Context, instance string, executionID int64) (ExecutionInfo, error)
 	// GetSystemMetrics counts instances by status, executions and history events.

@@ -17,6 +17,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrInstanceRunning: a delete without force named a running instance.
 	ErrInstanceRunning = errors.New("instance is running")
+	// ErrInstanceFinished: a message was sent to an instance whose current
+	// execution has ended (Completed, Failed or Terminated); nobody would read it.
+	ErrInstanceFinished = errors.New("instance has finished")
 	// ErrInvalidArgument: the caller passed something the contract forbids.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrCorruptData: a stored row could not be decoded.

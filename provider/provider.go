@@ -75,6 +75,16 @@ type Provider interface {
 	// never waits for the instance's lock.
 	EnqueueForOrchestrator(ctx context.Context, item WorkItem, delay time.Duration) error
 
+	// SendToInstance adds a client's message (an external event, a cancel or a
+	// terminate request) to the orchestrator queue of item.Instance if the
+	// instance can still receive it, checked in the same transaction: its
+	// current execution is running, or a StartOrchestration for it is queued.
+	// Otherwise nothing is queued and the error wraps ErrNotFound (no such
+	// instance, none being started) or ErrInstanceFinished (the current
+	// execution has ended). A message that races with the instance's last turn
+	// may still be accepted and then not consumed; it stays in no history.
+	SendToInstance(ctx context.Context, item WorkItem) error
+
 	// EnqueueForWorker adds an ActivityExecute item to the worker queue, visible after delay.
 	EnqueueForWorker(ctx context.Context, item WorkItem, delay time.Duration) error
 

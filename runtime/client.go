@@ -23,12 +23,32 @@ func NewClient(p provider.Provider) *Client {
 	return &Client{p: p, a: a}
 }
 
-// StartOption configures Start.
-type StartOption func(*provider.WorkItem)
+// StartOption configures Start. Options are opaque: they set what Start
+// sends, never the message's kind or target.
+type StartOption func(*startOptions)
+
+type startOptions struct {
+	version string
+	events  []startEvent
+}
+
+type startEvent struct {
+	name string
+	data any
+}
 
 // StartVersion pins the instance to an orchestration version (default: the
 // latest registered where the first turn runs).
-func StartVersion(v string) StartOption { return func(w *provider.WorkItem) { w.Version = v } }
+func StartVersion(v string) StartOption { return func(o *startOptions) { o.version = v } }
+
+// StartWithEvent raises an external event right after the start, so the
+// first turn receives it (signal-with-start): an event meant for a new
+// instance is never raised before the instance can take it. When the instance
+// already runs, the event goes to it; when it has finished, Start returns
+// ErrInstanceFinished and the event is not queued.
+func StartWithEvent(name string, data any) StartOption {
+	return func(o *startOptions) { o.events = append(o.events, startEvent{name, data}) }
+}
 
 // Start starts an instance of orchestration with input. It is idempotent on
 // instanceID: starting an instance that already exists (running or finished)
@@ -38,52 +58,65 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	if instanceID == "" || orchestration == "" {
 		return fmt.Errorf("start: instance ID and orchestration name are required")
 	}
+	var o startOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	payload, err := encodePayload(input)
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
-	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration, Input: payload, ExecutionID: 1}
-	for _, o := range opts {
-		o(&item)
-	}
+	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
+		Version: o.version, Input: payload, ExecutionID: 1}
 	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
+	}
+	for _, ev := range o.events {
+		if err := c.RaiseEvent(ctx, instanceID, ev.name, ev.data); err != nil {
+			return fmt.Errorf("start %q: %w", instanceID, err)
+		}
 	}
 	return nil
 }
 
 // RaiseOption configures RaiseEvent.
-type RaiseOption func(*provider.WorkItem)
+type RaiseOption func(*raiseOptions)
+
+type raiseOptions struct{ key string }
 
 // EventKey makes the event idempotent: however often an event with this key is
 // raised on an execution, its history records it once. A caller that cannot
 // tell whether an earlier raise went through (a crash, a timeout) raises again
 // with the same key.
-func EventKey(key string) RaiseOption { return func(w *provider.WorkItem) { w.Key = key } }
+func EventKey(key string) RaiseOption { return func(o *raiseOptions) { o.key = key } }
 
 // RaiseEvent delivers an external event to an instance; WaitForEvent(name)
-// receives data.
+// receives data. It fails, queuing nothing, when the instance does not exist
+// and is not being started (provider.ErrNotFound) or has finished
+// (provider.ErrInstanceFinished): nobody would ever read the event.
 func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any, opts ...RaiseOption) error {
+	var o raiseOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	payload, err := encodePayload(data)
 	if err != nil {
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}
-	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload}
-	for _, o := range opts {
-		o(&item)
-	}
-	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload, Key: o.key}
+	if err := c.p.SendToInstance(ctx, item); err != nil {
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}
 	return nil
 }
 
 // Terminate ends a running instance with reason. Its in-flight activities are
-// cancelled and its sub-orchestrations terminated. A finished instance is
-// left as it is.
+// cancelled and its sub-orchestrations terminated. It fails with
+// provider.ErrNotFound for an unknown instance and provider.ErrInstanceFinished
+// for one that has already ended.
 func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error {
 	item := provider.WorkItem{Kind: provider.WorkCancelInstance, Instance: instanceID, Reason: reason}
-	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+	if err := c.p.SendToInstance(ctx, item); err != nil {
 		return fmt.Errorf("terminate %q: %w", instanceID, err)
 	}
 	return nil
@@ -94,10 +127,11 @@ func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error
 // afterwards on its context fails the same way, and ctx.Err reports it, so
 // the code can compensate (on ctx.WithoutCancel()) and return. An instance
 // that returns the cancellation error ends Failed with Failure.Kind
-// FailureCanceled. Terminate is the hard stop.
+// FailureCanceled. Terminate is the hard stop. Like Terminate, it fails for
+// an unknown or finished instance.
 func (c *Client) Cancel(ctx context.Context, instanceID, reason string) error {
 	item := provider.WorkItem{Kind: provider.WorkCancelRequested, Instance: instanceID, Reason: reason}
-	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+	if err := c.p.SendToInstance(ctx, item); err != nil {
 		return fmt.Errorf("cancel %q: %w", instanceID, err)
 	}
 	return nil
@@ -109,8 +143,8 @@ type Status struct {
 	Orchestration string
 	Version       string
 	ExecutionID   int64
-	// Status is empty while the instance has not run its first turn.
-	Status provider.ExecutionStatus
+	// Status is StatusPending until a worker runs the first turn.
+	Status InstanceStatus
 	// Output is the result (JSON) of a completed instance.
 	Output string
 	// Failure says why a failed or terminated instance ended.
@@ -128,35 +162,53 @@ type Status struct {
 }
 
 // Finished reports whether the instance reached a final status.
-func (s *Status) Finished() bool {
-	return s.Status == provider.StatusCompleted || s.Status == provider.StatusFailed || s.Status == provider.StatusTerminated
-}
+func (s *Status) Finished() bool { return s.Status.Finished() }
 
 // DecodeOutput decodes the result of a completed instance into out.
 func (s *Status) DecodeOutput(out any) error { return decodePayload(s.Output, out) }
 
-// Status returns an instance's state; provider.ErrNotFound when it does not
-// exist (yet: an instance exists once its first turn ran).
+// DecodeCustomStatus decodes the custom status into out; ok is false, and
+// out untouched, when the instance has none.
+func (s *Status) DecodeCustomStatus(out any) (ok bool, err error) {
+	if s.CustomStatus == nil {
+		return false, nil
+	}
+	return true, decodePayload(*s.CustomStatus, out)
+}
+
+// Status returns an instance's state: StatusPending while its start is queued
+// and no worker has run it yet, provider.ErrNotFound when there is no such
+// instance and none is being started.
 func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error) {
 	if err := c.needAdmin("status"); err != nil {
 		return nil, err
 	}
 	info, err := c.a.GetInstanceInfo(ctx, instanceID)
+	if errors.Is(err, provider.ErrNotFound) {
+		var queued bool
+		if queued, err = c.a.StartQueued(ctx, instanceID); err == nil && queued {
+			return &Status{Instance: instanceID, Status: StatusPending}, nil
+		}
+		if err == nil {
+			// The start may have been consumed between the two reads, creating the instance.
+			info, err = c.a.GetInstanceInfo(ctx, instanceID)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("status of %q: %w", instanceID, err)
 	}
 	s := &Status{Instance: info.Instance, Orchestration: info.OrchestrationName, Version: info.Version,
-		ExecutionID: info.CurrentExecutionID, Status: info.Status, CustomStatus: info.CustomStatus,
+		ExecutionID: info.CurrentExecutionID, Status: statusOf(info.Status), CustomStatus: info.CustomStatus,
 		CustomStatusVersion: info.CustomStatusVersion, ParentInstance: info.ParentInstance,
 		CreatedAt: info.CreatedAt, UpdatedAt: info.UpdatedAt}
 	if info.LastError != nil && !s.Finished() {
 		f := failureOf(info.LastError)
 		s.LastError = &f
 	}
-	switch info.Status {
-	case provider.StatusCompleted:
+	switch s.Status {
+	case StatusCompleted:
 		s.Output = info.Output
-	case provider.StatusFailed, provider.StatusTerminated:
+	case StatusFailed, StatusTerminated:
 		s.Failure = decodeFailure(info.Output)
 	}
 	return s, nil
@@ -169,10 +221,11 @@ func (c *Client) CustomStatus(ctx context.Context, instanceID string, knownVersi
 }
 
 // Wait blocks until the instance finishes (Completed, Failed or Terminated)
-// or timeout passes, and returns its final status. It is woken by the
-// provider's status changes, with a slow re-check as a fallback.
-func (c *Client) Wait(ctx context.Context, instanceID string, timeout time.Duration) (*Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// and returns its final status; ctx bounds the wait. An unknown instance, or
+// one deleted while waited for, fails at once with provider.ErrNotFound. It is
+// woken by the store's status changes, with a slow re-check as a fallback.
+func (c *Client) Wait(ctx context.Context, instanceID string) (*Status, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	changes, err := c.p.Watch(ctx)
 	if err != nil {
@@ -182,10 +235,10 @@ func (c *Client) Wait(ctx context.Context, instanceID string, timeout time.Durat
 	defer recheck.Stop()
 	for {
 		s, err := c.Status(ctx, instanceID)
-		if err != nil && !errors.Is(err, provider.ErrNotFound) {
-			return nil, err
+		if err != nil {
+			return nil, fmt.Errorf("wait for %q: %w", instanceID, err)
 		}
-		if err == nil && s.Finished() {
+		if s.Finished() {
 			return s, nil
 		}
 		if err := waitForChange(ctx, changes, recheck.C, instanceID); err != nil {

@@ -102,6 +102,7 @@ func TestCrashRecovery(t *testing.T) {
 		crashRecovery(t, "sqlite:"+db, func() testStore { return openStore(t, db) })
 	})
 	t.Run("postgres", func(t *testing.T) {
+		pgtest.URL(t) // skips under -short, before the helper process starts
 		schema := pgtest.RandomSchema()
 		crashRecovery(t, "postgres:"+schema, func() testStore {
 			p := pgtest.OpenSchema(t, schema)
@@ -139,7 +140,7 @@ func crashRecovery(t *testing.T, spec string, reopen func() testStore) {
 	}
 	startRuntime(t, store, crashRegistry(false, runs), fastOptions())
 	st := wait(t, runtime.NewClient(store), "order-1")
-	if st.Status != provider.StatusCompleted || st.Output != `"charged 42 after cooldown"` {
+	if st.Status != runtime.StatusCompleted || st.Output != `"charged 42 after cooldown"` {
 		t.Fatalf("status %s output %s failure %v", st.Status, st.Output, st.Failure)
 	}
 	history, err := store.ReadHistory(t.Context(), "order-1")

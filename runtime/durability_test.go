@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -36,7 +35,7 @@ func TestSlowTurnKeepsItsLock(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := wait(t, c, "slow")
-		if st.Status != provider.StatusCompleted || firstRuns.Load() != 1 {
+		if st.Status != runtime.StatusCompleted || firstRuns.Load() != 1 {
 			t.Fatalf("status %s failure %+v, first runs %d; want Completed after one run", st.Status, st.Failure, firstRuns.Load())
 		}
 	})
@@ -76,12 +75,12 @@ func TestBlockedOrchestrationDoesNotStarveOthers(t *testing.T) {
 			}
 		}
 		for _, id := range []string{"fine-1", "fine-2"} {
-			if st := wait(t, c, id); st.Status != provider.StatusCompleted {
+			if st := wait(t, c, id); st.Status != runtime.StatusCompleted {
 				t.Fatalf("%s: %s", id, st.Status)
 			}
 		}
 		st := wait(t, c, "stuck")
-		if st.Status != provider.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration || st.Failure.Kind != runtime.FailureBlocked ||
+		if st.Status != runtime.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration || st.Failure.Kind != runtime.FailureBlocked ||
 			!strings.Contains(st.Failure.Message, `instance "stuck"`) || !strings.Contains(st.Failure.Message, "durability_test.go") {
 			t.Fatalf("stuck: status %s failure %+v", st.Status, st.Failure)
 		}
@@ -119,11 +118,11 @@ func TestGoStatementFailsOnlyItsInstance(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if st := wait(t, c, "right"); st.Status != provider.StatusCompleted {
+		if st := wait(t, c, "right"); st.Status != runtime.StatusCompleted {
 			t.Fatalf("right: %s", st.Status)
 		}
 		st := wait(t, c, "wrong")
-		if st.Status != provider.StatusFailed || st.Failure.Kind != runtime.FailureForeignGoroutine || !strings.Contains(st.Failure.Message, "use ctx.Go") {
+		if st.Status != runtime.StatusFailed || st.Failure.Kind != runtime.FailureForeignGoroutine || !strings.Contains(st.Failure.Message, "use ctx.Go") {
 			t.Fatalf("wrong: status %s failure %+v", st.Status, st.Failure)
 		}
 	})
@@ -157,7 +156,7 @@ func TestSubOrchestrationWithTakenIDFailsTheParentsAwait(t *testing.T) {
 		st := wait(t, c, "parent")
 		var out string
 		_ = st.DecodeOutput(&out)
-		if st.Status != provider.StatusCompleted || !strings.Contains(out, `instance "taken" already exists`) {
+		if st.Status != runtime.StatusCompleted || !strings.Contains(out, `instance "taken" already exists`) {
 			t.Fatalf("parent: status %s output %q failure %+v", st.Status, out, st.Failure)
 		}
 	})
@@ -188,7 +187,7 @@ func TestClientCancelIsObserved(t *testing.T) {
 		if err := c.Cancel(t.Context(), "saga", "user gave up"); err != nil {
 			t.Fatal(err)
 		}
-		if st := wait(t, c, "saga"); st.Status != provider.StatusCompleted || st.Output != `"undone"` {
+		if st := wait(t, c, "saga"); st.Status != runtime.StatusCompleted || st.Output != `"undone"` {
 			t.Fatalf("status %s output %s failure %+v", st.Status, st.Output, st.Failure)
 		}
 	})
@@ -243,7 +242,7 @@ func TestLargePayloadsRoundTripAndAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		st = wait(t, c, "huge")
-		if st.Status != provider.StatusFailed || st.Failure == nil || st.Failure.Kind != runtime.FailureLimit {
+		if st.Status != runtime.StatusFailed || st.Failure == nil || st.Failure.Kind != runtime.FailureLimit {
 			t.Fatalf("an oversized activity result: status %s failure %+v, want Failed kind limit", st.Status, st.Failure)
 		}
 	})

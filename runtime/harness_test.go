@@ -62,9 +62,16 @@ func startRuntime(t *testing.T, store provider.Provider, reg *runtime.Registry, 
 
 func wait(t *testing.T, c *runtime.Client, instance string) *runtime.Status {
 	t.Helper()
-	st, err := c.Wait(t.Context(), instance, time.Minute)
+	st, err := c.Wait(timeout(t, time.Minute), instance)
 	if err != nil {
 		t.Fatalf("wait for %s: %v", instance, err)
 	}
 	return st
+}
+
+// timeout is the test's context, ended after d.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -48,7 +48,7 @@ func testTerminateCascadesAndCancelsActivities(t *testing.T, store testStore) {
 	}
 	for _, id := range []string{"parent", "child"} {
 		st := wait(t, c, id)
-		if st.Status != provider.StatusTerminated || !strings.Contains(st.Failure.Message, "terminated") {
+		if st.Status != runtime.StatusTerminated || !strings.Contains(st.Failure.Message, "terminated") {
 			t.Fatalf("%s: status %s failure %+v", id, st.Status, st.Failure)
 		}
 	}
@@ -100,7 +100,7 @@ func TestNondeterminismKeepsTheInstanceForARollback(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		st, err := c.Status(t.Context(), "drift")
-		if err != nil || st.Status != provider.StatusRunning {
+		if err != nil || st.Status != runtime.StatusRunning {
 			t.Fatalf("after %d nondeterministic turns (poison limit %d): status %+v, %v; want Running", mismatches.Load(), opts.MaxAttempts, st, err)
 		}
 		if le := st.LastError; le == nil || le.Kind != runtime.FailureNondeterminism || le.Class != runtime.ErrorConfiguration ||
@@ -108,7 +108,7 @@ func TestNondeterminismKeepsTheInstanceForARollback(t *testing.T) {
 			t.Fatalf("status of the stalled instance: last error %+v, want the nondeterminism naming the new call", le)
 		}
 		changed.Store(false) // the rollback
-		if st := wait(t, c, "drift"); st.Status != provider.StatusCompleted || st.Output != `"ok"` || st.LastError != nil {
+		if st := wait(t, c, "drift"); st.Status != runtime.StatusCompleted || st.Output != `"ok"` || st.LastError != nil {
 			t.Fatalf("after the rollback: status %s output %s failure %+v last error %+v", st.Status, st.Output, st.Failure, st.LastError)
 		}
 	})
@@ -138,7 +138,7 @@ func testNondeterminismFailsTheInstance(t *testing.T, store testStore) {
 	close(gate)
 	st := wait(t, c, "drift")
 	t.Logf("failure: %s", st.Failure.Message)
-	if st.Status != provider.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration ||
+	if st.Status != runtime.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration ||
 		!strings.Contains(st.Failure.Message, `expected ActivityScheduled "Slow", got ActivityScheduled "Other"`) {
 		t.Fatalf("status %s failure %+v", st.Status, st.Failure)
 	}
@@ -171,7 +171,7 @@ func testUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T, store testSto
 		t.Fatal(err)
 	}
 	st := wait(t, c, "ghost")
-	if st.Status != provider.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration ||
+	if st.Status != runtime.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration ||
 		!strings.Contains(st.Failure.Message, `orchestration "NotDeployed" is not registered`) {
 		t.Fatalf("status %s failure %+v", st.Status, st.Failure)
 	}
@@ -377,7 +377,7 @@ func testActivityPanicBecomesFailure(t *testing.T, store testStore) {
 		t.Fatal(err)
 	}
 	st := wait(t, c, "p")
-	if st.Status != provider.StatusFailed || !strings.Contains(st.Failure.Message, "activity panicked: bad input") {
+	if st.Status != runtime.StatusFailed || !strings.Contains(st.Failure.Message, "activity panicked: bad input") {
 		t.Fatalf("status %s failure %+v", st.Status, st.Failure)
 	}
 }

@@ -69,7 +69,9 @@ func (d Demo) Run(ctx context.Context, c *runtime.Client, instance string, timeo
 			return res
 		}
 	}
-	res.Status, res.Err = c.Wait(ctx, instance, timeout)
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res.Status, res.Err = c.Wait(waitCtx, instance)
 	res.Elapsed = time.Since(began)
 	if res.Err == nil && !res.OK() {
 		res.Err = fmt.Errorf("%s: got status %s output %s failure %v, want output %s",

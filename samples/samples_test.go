@@ -53,7 +53,7 @@ func TestApprovalTimesOutWithoutDecision(t *testing.T) {
 	if err := client.Start(t.Context(), "late", "Approval", samples.ApprovalRequest{Item: "x", Timeout: 200 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := client.Wait(t.Context(), "late", time.Minute)
+	st, err := client.Wait(timeout(t, time.Minute), "late")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,4 +76,11 @@ func startRuntime(t *testing.T, store provider.Provider) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+}
+
+// timeout is the test's context, ended after d.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -64,7 +64,7 @@ func TestWorkerRunsReportsAndDrains(t *testing.T) {
 	if err := c.Start(t.Context(), "quick", "UsesSlow", slowInput{}); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := c.Wait(t.Context(), "quick", time.Minute); err != nil || st.Output != `"done"` {
+	if st, err := c.Wait(timeout(t, time.Minute), "quick"); err != nil || st.Output != `"done"` {
 		t.Fatalf("quick instance: %+v %v", st, err)
 	}
 	<-started
@@ -93,7 +93,7 @@ func TestWorkerRunsReportsAndDrains(t *testing.T) {
 	done2 := make(chan error, 1)
 	go func() { done2 <- w2.Run(ctx2) }()
 	defer func() { cancel2(); <-done2 }()
-	if st, err := c.Wait(t.Context(), "slow", time.Minute); err != nil || st.Output != `"done"` {
+	if st, err := c.Wait(timeout(t, time.Minute), "slow"); err != nil || st.Output != `"done"` {
 		t.Fatalf("slow instance: %+v %v", st, err)
 	}
 	if n := finished.Load(); n != 2 {
@@ -145,4 +145,11 @@ func waitReady(t *testing.T, url string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// timeout is the test's context, ended after d.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }

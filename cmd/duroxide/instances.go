@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -122,14 +123,16 @@ func (c *cli) waitCommand() *cobra.Command {
 }
 
 func (c *cli) waitFor(cmd *cobra.Command, id string, timeout time.Duration) error {
-	st, err := c.client.Wait(cmd.Context(), id, timeout)
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+	defer cancel()
+	st, err := c.client.Wait(ctx, id)
 	if err != nil {
 		return err
 	}
 	if err := c.printStatus(st); err != nil {
 		return err
 	}
-	if st.Status != provider.StatusCompleted {
+	if st.Status != runtime.StatusCompleted {
 		return &failedError{fmt.Sprintf("instance %s ended %s", id, st.Status)}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -14,6 +15,12 @@ import (
 // The tests need a server: `make test` starts a throwaway one
 // (hack/test-postgres.sh); DUROXIDE_TEST_POSTGRES_URL points at any other.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Fprintln(os.Stderr, "skipping provider/postgres under -short: it needs PostgreSQL (run `make test`)")
+		_ = flag.Set("test.run", "^$")
+		os.Exit(m.Run())
+	}
 	if os.Getenv(pgtest.EnvURL) == "" {
 		fmt.Fprintln(os.Stderr, "provider/postgres tests need PostgreSQL: run them with `make test`, "+
 			"or `hack/test-postgres.sh run go test ./provider/postgres/`, or set "+pgtest.EnvURL)

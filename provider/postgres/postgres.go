@@ -199,6 +199,8 @@ func classify(op, instance string, err error) error {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrNotFound, cause))
 		case "DX005":
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceRunning, cause))
+		case "DX006":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceFinished, cause))
 		case "40001", "40P01", "55P03", "57014":
 			return provider.Retryable(op, instance, err)
 		}

@@ -118,6 +118,27 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.Wor
 	return classify(op, item.Instance, err)
 }
 
+// SendToInstance implements provider.Provider.
+func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) error {
+	const op = "send to instance"
+	data, err := encode.EncodeItem(op, item, false)
+	if err != nil {
+		return err
+	}
+	_, err = p.pool.Exec(ctx, `SELECT dx_send_to_instance($1, $2)`, item.Instance, data)
+	if err == nil {
+		p.announce(orchestratorChannel)
+	}
+	return classify(op, item.Instance, err)
+}
+
+// StartQueued implements provider.Admin.
+func (p *Provider) StartQueued(ctx context.Context, instance string) (bool, error) {
+	var queued bool
+	err := p.pool.QueryRow(ctx, `SELECT dx_start_queued($1)`, instance).Scan(&queued)
+	return queued, classify("start queued", instance, err)
+}
+
 // EnqueueForWorker implements provider.Provider.
 func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
 	const op = "enqueue for worker"

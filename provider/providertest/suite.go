@@ -68,6 +68,7 @@ func Groups() []Group {
 		{"Watch", watchCases()},
 		{"Concurrency", concurrencyCases()},
 		{"Workers", workerCases()},
+		{"Delivery", deliveryCases()},
 	}
 }
 

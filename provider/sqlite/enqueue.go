@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,6 +26,73 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.Wor
 		p.orchestratorWork.Notify()
 	}
 	return err
+}
+
+// SendToInstance implements provider.Provider.
+func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) error {
+	const op = "send to instance"
+	data, err := encodeEnqueue(op, item, 0, false)
+	if err != nil {
+		return err
+	}
+	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		if err := checkReceiver(ctx, tx, op, item.Instance); err != nil {
+			return err
+		}
+		now := nowMs()
+		return insertOrchestratorItem(ctx, tx, item, data, now)
+	})
+	if err == nil {
+		p.orchestratorWork.Notify()
+	}
+	return err
+}
+
+// checkReceiver fails unless instance runs or is being started.
+func checkReceiver(ctx context.Context, tx *sql.Tx, op, instance string) error {
+	var status sql.NullString
+	err := tx.QueryRowContext(ctx, `
+		SELECT e.status FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id = ?`, instance).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		queued, err := startQueued(ctx, tx, instance)
+		if err != nil {
+			return classify(op, instance, err)
+		}
+		if !queued {
+			return provider.Permanent(op, instance, provider.ErrNotFound)
+		}
+		return nil
+	case err != nil:
+		return classify(op, instance, err)
+	case status.Valid && provider.ExecutionStatus(status.String).Terminal():
+		return provider.Permanent(op, instance, fmt.Errorf("%w: it is %s", provider.ErrInstanceFinished, status.String))
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func startQueued(ctx context.Context, q queryer, instance string) (bool, error) {
+	var queued bool
+	err := q.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM orchestrator_queue
+		               WHERE instance_id = ? AND json_extract(work_item, '$.kind') = ?)`,
+		instance, string(provider.WorkStartOrchestration)).Scan(&queued)
+	return queued, err
+}
+
+// StartQueued implements provider.Admin.
+func (p *Provider) StartQueued(ctx context.Context, instance string) (bool, error) {
+	queued, err := startQueued(ctx, p.db, instance)
+	if err != nil {
+		return false, classify("start queued", instance, err)
+	}
+	return queued, nil
 }
 
 // EnqueueForWorker implements provider.Provider.

@@ -19,9 +19,13 @@ import (
 const EnvURL = "DUROXIDE_TEST_POSTGRES_URL"
 
 // URL returns the test server's connection string, failing the test with
-// instructions when none is configured.
+// instructions when none is configured. Under -short (the SQLite-only
+// contributor loop) the test is skipped, with that reason.
 func URL(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL: skipped under -short (run `make test` for everything)")
+	}
 	url := os.Getenv(EnvURL)
 	if url == "" {
 		t.Fatalf("this test needs PostgreSQL: run it through `make test` or `hack/test-postgres.sh run go test ...`, or set %s", EnvURL)
