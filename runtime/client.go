@@ -197,6 +197,10 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 	if err != nil {
 		return nil, fmt.Errorf("status of %q: %w", instanceID, err)
 	}
+	return statusFromInfo(info), nil
+}
+
+func statusFromInfo(info provider.InstanceInfo) *Status {
 	s := &Status{Instance: info.Instance, Orchestration: info.OrchestrationName, Version: info.Version,
 		ExecutionID: info.CurrentExecutionID, Status: statusOf(info.Status), CustomStatus: info.CustomStatus,
 		CustomStatusVersion: info.CustomStatusVersion, ParentInstance: info.ParentInstance,
@@ -211,7 +215,7 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 	case StatusFailed, StatusTerminated:
 		s.Failure = decodeFailure(info.Output)
 	}
-	return s, nil
+	return s
 }
 
 // CustomStatus returns the custom status if its version moved past

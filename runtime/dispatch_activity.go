@@ -74,9 +74,6 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 			log.Error("hand back failed; the lease will expire", "error", err)
 		}
 	default:
-		if res.err == nil && len(res.out) > MaxPayloadBytes {
-			res.err = &LimitError{What: "payload", Size: len(res.out), Limit: MaxPayloadBytes, Hint: "activity " + item.Name + " result"}
-		}
 		if res.err != nil {
 			r.ackActivity(ctx, lease, failure(item, errorDetails(res.err)))
 			return
@@ -111,12 +108,7 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activi
 	defer cancel()
 	done := make(chan activityResult, 1)
 	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- activityResult{err: fmt.Errorf("activity panicked: %v", p)}
-			}
-		}()
-		out, err := fn(actx, item.Input)
+		out, err := callActivity(actx, fn, item)
 		done <- activityResult{out: out, err: err}
 	}()
 	renew := time.NewTicker(r.opts.ActivityRenewInterval)
@@ -143,6 +135,21 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activi
 			}
 		}
 	}
+}
+
+// callActivity runs fn on the item's input; a panic becomes its error, and
+// a result over the payload limit fails it.
+func callActivity(ctx context.Context, fn ActivityFunc, item provider.WorkItem) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", fmt.Errorf("activity panicked: %v", p)
+		}
+	}()
+	out, err = fn(ctx, item.Input)
+	if err == nil && len(out) > MaxPayloadBytes {
+		return "", &LimitError{What: "payload", Size: len(out), Limit: MaxPayloadBytes, Hint: "activity " + item.Name + " result"}
+	}
+	return out, err
 }
 
 func failure(item provider.WorkItem, d *provider.ErrorDetails) *provider.WorkItem {

@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/simhook"
+)
+
+func init() {
+	simhook.RunTurn = simulateTurn
+	simhook.RunActivity = simulateActivity
+	simhook.EncodePayload = encodePayload
+	simhook.Status = func(info provider.InstanceInfo) any { return statusFromInfo(info) }
+}
+
+func simulateTurn(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger) (provider.OrchestrationAck, bool, error) {
+	in, ok := prepareTurn(item, now)
+	if !ok {
+		return provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies}, false, nil
+	}
+	in.stepTimeout = Options{}.withDefaults().StepTimeout
+	ack, err := runTurn(reg.(*Registry), in, logger)
+	return ack, true, err
+}
+
+func simulateActivity(ctx context.Context, item provider.WorkItem, attempt int, regs ...any) provider.WorkItem {
+	var fn ActivityFunc
+	var err error
+	for _, r := range regs {
+		if fn, err = r.(*Registry).activity(item.Name); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return *failure(item, errorDetails(err))
+	}
+	info := ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: attempt}
+	out, err := callActivity(context.WithValue(ctx, activityInfoKey{}, info), fn, item)
+	if err != nil {
+		return *failure(item, errorDetails(err))
+	}
+	return provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance, ExecutionID: item.ExecutionID, ID: item.ID, Result: out}
+}
