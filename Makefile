@@ -6,6 +6,8 @@ CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
+
+.PHONY: mod-check vet-samples
 .PHONY: all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
@@ -76,9 +78,18 @@ test-short:
 conformance:
 	hack/test-postgres.sh run $(GO) test -count=1 -run Conformance -v ./provider/sqlite/ ./provider/postgres/
 
-## lint: go vet, gofmt, staticcheck, and the shell scripts (bash -n; shellcheck when installed)
-lint: vet fmt-check lint-scripts
+## lint: go vet, gofmt, staticcheck, a tidy go.mod, the determinism analyzer on samples/, and the shell scripts
+lint: vet fmt-check lint-scripts mod-check vet-samples
 	$(GO) run $(STATICCHECK) ./...
+
+## mod-check: fail when go.mod or go.sum is not tidy (prints the diff `go mod tidy` would make)
+mod-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy'"; exit 1; }
+
+## vet-samples: the duroxide determinism analyzer (duroxide vet) on the sample orchestrations
+vet-samples:
+	$(GO) build -o $(BIN)/duroxide ./cmd/duroxide
+	$(BIN)/duroxide vet ./samples/...
 
 lint-scripts:
 	@for f in hack/*.sh hack/cluster/*.sh .ci/run; do bash -n "$$f" || exit 1; done

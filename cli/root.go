@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +39,8 @@ const (
 type cli struct {
 	store, schema, output string
 	stdout                io.Writer
+	// registry is the code `replay` checks histories against.
+	registry *runtime.Registry
 
 	provider provider.Provider
 	client   *runtime.Client
@@ -49,8 +53,37 @@ type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Option configures Run.
+type Option func(*cli)
+
+// WithRegistry gives `replay` the orchestrations to check recorded histories
+// against. A team builds its own duroxide with its registry:
+//
+//	func main() { os.Exit(cli.Main(myapp.Registry())) }
+func WithRegistry(reg *runtime.Registry) Option { return func(c *cli) { c.registry = reg } }
+
+// Main runs the command line of the process with the orchestrations of reg
+// (nil: replay has none) and returns the exit code.
+func Main(reg *runtime.Registry) int {
+	if isVetTool(os.Args[1:]) {
+		runVetTool() // does not return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr, WithRegistry(reg))
+}
+
+// Run runs the command line args and returns the exit code: 0 success, 1
+// failure (including an instance that failed), 2 a command not understood.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...Option) int {
+	return run(ctx, args, stdout, stderr, opts...)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...Option) int {
 	c := &cli{stdout: stdout}
+	for _, o := range opts {
+		o(c)
+	}
 	root := c.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -106,7 +139,9 @@ func (c *cli) rootCommand() *cobra.Command {
 	}
 	root.AddCommand(c.startCommand(), c.raiseCommand(), c.terminateCommand(), c.waitCommand(),
 		c.statusCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand(),
-		c.workersCommand())
+		c.workersCommand(), c.replayCommand(), c.vetCommand(), c.versionCommand())
+	root.Version = buildVersion()
+	root.SetVersionTemplate("duroxide {{.Version}}\n")
 	return root
 }
 

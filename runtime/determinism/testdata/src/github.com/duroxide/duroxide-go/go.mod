@@ -1,0 +1,3 @@
+module github.com/duroxide/duroxide-go
+
+go 1.26.0
