@@ -7,7 +7,7 @@ GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
 
 
-.PHONY: mod-check vet-samples
+.PHONY: mod-check vet-samples test-examples test-fast
 .PHONY: all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
@@ -69,6 +69,18 @@ bench:
 ## kube-apiserver + etcd for envtest (built once from the module proxy, then cached)
 test: vet fmt-check
 	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) ./...
+	$(MAKE) --no-print-directory test-examples
+
+## test-examples: the example user module (examples/testkit: its own go.mod, replace to this clone) unit-tests
+## an orchestration with the test kit, as a user's module would
+test-examples:
+	cd examples/testkit && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## test-fast: the contributor loop, SQLite only, no race detector: -short skips what needs PostgreSQL
+## or envtest, saying so (go test -short -v shows each skip)
+test-fast:
+	$(GO) test -short -count=1 ./...
+	@echo "test-fast: PostgreSQL, envtest and controller tests were skipped (-short); make test runs everything"
 
 ## test-short: the tests without the race detector (faster local loop)
 test-short:

@@ -85,7 +85,9 @@ func WithLogger(l *slog.Logger) Option { return func(e *Env) { e.logger = l } }
 // WithMaxSteps changes DefaultMaxSteps.
 func WithMaxSteps(n int) Option { return func(e *Env) { e.maxSteps = n } }
 
-// New returns an environment running the orchestrations and activities of reg.
+// New returns an environment running the orchestrations and activities of
+// reg. t receives the kit's own failures (an input that cannot be encoded);
+// outside a test it may be nil, and those failures panic.
 func New(t testing.TB, reg *runtime.Registry, opts ...Option) *Env {
 	e := &Env{t: t, reg: reg, overrides: map[string]*runtime.Registry{},
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), maxSteps: DefaultMaxSteps,
@@ -131,10 +133,9 @@ func (e *Env) Start(orchestration string, input any) *Instance {
 
 // StartInstance is Start with a chosen instance ID.
 func (e *Env) StartInstance(id, orchestration string, input any) *Instance {
-	e.t.Helper()
 	payload, err := simhook.EncodePayload(input)
 	if err != nil {
-		e.t.Fatalf("runtimetest: start %q: %v", id, err)
+		e.fatalf("runtimetest: start %q: %v", id, err)
 	}
 	e.enqueue(provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: orchestration, Input: payload, ExecutionID: 1})
 	return &Instance{env: e, id: id}
@@ -235,4 +236,12 @@ func (e *Env) releaseDue() {
 	for _, c := range due {
 		c.fn()
 	}
+}
+
+func (e *Env) fatalf(format string, args ...any) {
+	if e.t == nil {
+		panic(fmt.Sprintf(format, args...))
+	}
+	e.t.Helper()
+	e.t.Fatalf(format, args...)
 }

@@ -73,10 +73,9 @@ func (i *Instance) RunFor(d time.Duration) error {
 // does. Unlike the client it does not check that the instance can receive
 // it: a test may raise before the instance has run.
 func (i *Instance) RaiseEvent(name string, data any) {
-	i.env.t.Helper()
 	payload, err := simhook.EncodePayload(data)
 	if err != nil {
-		i.env.t.Fatalf("runtimetest: raise %q on %q: %v", name, i.id, err)
+		i.env.fatalf("runtimetest: raise %q on %q: %v", name, i.id, err)
 	}
 	i.env.enqueue(provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: i.id, Name: name, Input: payload})
 }

@@ -1,0 +1,14 @@
+module example.com/checkout
+
+go 1.26.0
+
+require github.com/duroxide/duroxide-go v0.0.0
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+)
+
+// A user's module depends on a release; this example builds against the
+// repository it lives in.
+replace github.com/duroxide/duroxide-go => ../..
