@@ -21,10 +21,11 @@ OPERATOR_IMAGE ?= duroxide/operator:$(IMAGE_TAG)
 WORKER_IMAGE   ?= duroxide/sample-worker:$(IMAGE_TAG)
 
 ## binaries: static linux binaries of the operator, the sample worker and the duroxide CLI in bin/
+## (-buildvcs=auto: `duroxide version` names the commit even where GOFLAGS turns VCS stamping off)
 binaries:
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/manager ./cmd/manager
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/sample-worker ./cmd/sample-worker
-	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/duroxide ./cmd/duroxide
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -buildvcs=auto -ldflags='-s -w' -o $(BIN)/duroxide ./cmd/duroxide
 
 ## images: FROM-scratch image tarballs of both (bin/images/*.tar; no Docker needed)
 images: binaries

@@ -93,7 +93,8 @@ func EventKey(key string) RaiseOption { return func(o *raiseOptions) { o.key = k
 // RaiseEvent delivers an external event to an instance; WaitForEvent(name)
 // receives data. It fails, queuing nothing, when the instance does not exist
 // and is not being started (provider.ErrNotFound) or has finished
-// (provider.ErrInstanceFinished): nobody would ever read the event.
+// (provider.ErrInstanceFinished): nobody would ever read the event. A keyed
+// retry that gets ErrInstanceFinished may find its first raise in History.
 func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any, opts ...RaiseOption) error {
 	var o raiseOptions
 	for _, opt := range opts {
