@@ -21,7 +21,7 @@ const (
 // OrchestrationSpec describes the orchestration instance to run.
 // +kubebuilder:validation:XValidation:rule="has(self.version) == has(oldSelf.version) && (!has(self.version) || self.version == oldSelf.version)",message="version is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.instanceID) == has(oldSelf.instanceID) && (!has(self.instanceID) || self.instanceID == oldSelf.instanceID)",message="instanceID is immutable"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.events) || (has(self.events) && oldSelf.events.all(e, e in self.events))",message="events are append-only: existing entries cannot be changed or removed"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.events) || (has(self.events) && oldSelf.events.all(e, e in self.events))",message="events can be added (anywhere in the list) but existing entries cannot be changed or removed"
 type OrchestrationSpec struct {
 	// WorkerPool names the WorkerPool (in this namespace) whose workers run the
 	// instance and whose database stores it.
@@ -34,9 +34,12 @@ type OrchestrationSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="orchestration is immutable"
 	Orchestration string `json:"orchestration"`
 
-	// Version pins the orchestration version (a semantic version); the latest
-	// registered version when empty.
+	// Version pins the orchestration version, a semantic version such as
+	// "1.2.0" or "v2" (as the runtime registers them); the latest registered
+	// version when empty.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)(\\\\.(0|[1-9][0-9]*)(\\\\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\\\\.[0-9A-Za-z-]+)*)?(\\\\+[0-9A-Za-z-]+(\\\\.[0-9A-Za-z-]+)*)?)?)?$')",message="version must be a semantic version such as 1.2.0 or v1.2.0"
 	Version string `json:"version,omitempty"`
 
 	// Input is the orchestration's input, any JSON value. It is not read again
@@ -45,17 +48,23 @@ type OrchestrationSpec struct {
 	// +optional
 	Input *apiextensionsv1.JSON `json:"input,omitempty"`
 
-	// InstanceID is the instance's ID in the store; default "<namespace>/<name>".
+	// InstanceID is the instance's ID in the store. By default each object
+	// gets its own, "<namespace>/<name>/<uid>", so deleting an Orchestration
+	// and applying the same name again starts a new run. An explicit ID that
+	// another Orchestration or an instance already in the store uses is not
+	// started (condition InstanceIDInUse).
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	InstanceID string `json:"instanceID,omitempty"`
 
-	// Events are external events to raise on the instance, each exactly once,
-	// in order. Append only: existing entries cannot change or go away.
+	// Events are external events to raise on the instance. Each entry is
+	// raised once, identified by its key (its name unless set), in list order
+	// among those not raised yet. Entries may be added anywhere; existing ones
+	// cannot change or go away. Two entries with one name need distinct keys.
 	// +optional
-	// +listType=map
-	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=1000
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=200
+	// +kubebuilder:validation:XValidation:rule="self.all(e, self.exists_one(f, (has(f.key) ? f.key : f.name) == (has(e.key) ? e.key : e.name)))",message="event keys must be unique (an entry's key is its name unless set): give each repeat of a name its own key"
 	Events []OrchestrationEvent `json:"events,omitempty"`
 
 	// Terminate, when set, terminates the instance with this reason.
@@ -78,7 +87,14 @@ type OrchestrationSpec struct {
 type OrchestrationEvent struct {
 	// Name is the event name the orchestration waits for (WaitForEvent).
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
+	// Key identifies the entry, so that it is raised exactly once; its name
+	// when unset. Set it to raise one name several times.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
 	// Data is the event's payload, any JSON value.
 	// +optional
 	Data *apiextensionsv1.JSON `json:"data,omitempty"`
@@ -138,20 +154,36 @@ type OrchestrationStatus struct {
 	// CompletionTime is when the instance finished.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Duration is how long the instance ran, start to finish ("1m5s").
+	// +optional
+	Duration string `json:"duration,omitempty"`
 	// HistoryEvents counts the current execution's history events.
 	// +optional
 	HistoryEvents int64 `json:"historyEvents,omitempty"`
 	// EventsRaised counts the entries of spec.events raised so far.
 	// +optional
 	EventsRaised int32 `json:"eventsRaised,omitempty"`
+	// RaisedEvents are the keys of the spec.events entries handled so far
+	// (delivered, or refused because the instance had finished: see the
+	// condition EventsDelivered).
+	// +optional
+	// +listType=set
+	RaisedEvents []string `json:"raisedEvents,omitempty"`
+	// Reason and Message sum up where the object stands, for listings: the
+	// reason of the condition that matters now.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
 	// Children are the instance IDs of its sub-orchestrations (at most 100 listed).
 	// +optional
 	Children []string `json:"children,omitempty"`
 	// ObservedGeneration is the generation last acted upon.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions: Ready (the pool and its store are reachable), Running,
-	// Succeeded, Failed, Terminating, InputChanged.
+	// Conditions: StoreReachable (the pool and its store can be used),
+	// InstanceIDInUse (the ID is taken, nothing was started), Running,
+	// Succeeded, Failed, Terminating, InputChanged, EventsDelivered.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -168,6 +200,12 @@ type OrchestrationStatus struct {
 // +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.workerPool`
 // +kubebuilder:printcolumn:name="Custom Status",type=string,JSONPath=`.status.customStatus`,priority=0
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`,priority=1
+// +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceID`,priority=1
+// +kubebuilder:printcolumn:name="Started",type=date,JSONPath=`.status.startTime`,priority=1
+// +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=`.status.completionTime`,priority=1
+// +kubebuilder:printcolumn:name="Duration",type=string,JSONPath=`.status.duration`,priority=1
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`,priority=1
 type Orchestration struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

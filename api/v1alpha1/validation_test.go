@@ -93,11 +93,18 @@ func TestCreateRefusesBadSpecs(t *testing.T) {
 			o.Spec.TTLSecondsAfterFinished = ptr.To[int32](-1)
 			return o
 		}(), "spec.ttlSecondsAfterFinished"},
-		{"duplicate event names", func() client.Object {
+		{"duplicate event names without keys", func() client.Object {
 			o := orchestration("dup-events")
 			o.Spec.Events = append(o.Spec.Events, v1.OrchestrationEvent{Name: "approval"})
 			return o
-		}(), "Duplicate value"},
+		}(), "event keys must be unique"},
+		{"a key equal to another entry's name", func() client.Object {
+			o := orchestration("dup-keys")
+			o.Spec.Events = append(o.Spec.Events, v1.OrchestrationEvent{Name: "other", Key: "approval"})
+			return o
+		}(), "event keys must be unique"},
+		{"version that is not semver", func() client.Object { o := orchestration("bad-version"); o.Spec.Version = "latest"; return o }(), "version must be a semantic version"},
+		{"version with a leading zero", func() client.Object { o := orchestration("bad-version2"); o.Spec.Version = "1.02.0"; return o }(), "version must be a semantic version"},
 		{"event without name", func() client.Object {
 			o := orchestration("nameless-event")
 			o.Spec.Events = []v1.OrchestrationEvent{{Data: js(`1`)}}
@@ -129,10 +136,17 @@ func TestUpdateRefusesIdentityChangesAndEventEdits(t *testing.T) {
 		{"change orchestration", func(o *v1.Orchestration) { o.Spec.Orchestration = "Other" }, "orchestration is immutable"},
 		{"set version", func(o *v1.Orchestration) { o.Spec.Version = "2.0.0" }, "version is immutable"},
 		{"set instanceID", func(o *v1.Orchestration) { o.Spec.InstanceID = "other-id" }, "instanceID is immutable"},
-		{"remove an event", func(o *v1.Orchestration) { o.Spec.Events = nil }, "events are append-only"},
-		{"edit an event", func(o *v1.Orchestration) { o.Spec.Events[0].Data = js(`{"by":"mallory"}`) }, "events are append-only"},
+		{"remove an event", func(o *v1.Orchestration) { o.Spec.Events = nil }, "existing entries cannot be changed or removed"},
+		{"edit an event", func(o *v1.Orchestration) { o.Spec.Events[0].Data = js(`{"by":"mallory"}`) }, "existing entries cannot be changed or removed"},
+		{"give an existing event a key", func(o *v1.Orchestration) { o.Spec.Events[0].Key = "k" }, "existing entries cannot be changed or removed"},
 		{"append an event", func(o *v1.Orchestration) {
 			o.Spec.Events = append(o.Spec.Events, v1.OrchestrationEvent{Name: "second", Data: js(`2`)})
+		}, ""},
+		{"insert an event before the others", func(o *v1.Orchestration) {
+			o.Spec.Events = append([]v1.OrchestrationEvent{{Name: "first", Data: js(`0`)}}, o.Spec.Events...)
+		}, ""},
+		{"raise the same name again under a key", func(o *v1.Orchestration) {
+			o.Spec.Events = append(o.Spec.Events, v1.OrchestrationEvent{Name: "approval", Key: "approval-2", Data: js(`2`)})
 		}, ""},
 		{"terminate", func(o *v1.Orchestration) { o.Spec.Terminate = "no longer needed" }, ""},
 		{"change deletion policy", func(o *v1.Orchestration) { o.Spec.DeletionPolicy = v1.DeletionPurge }, ""},
@@ -217,10 +231,20 @@ func TestKubectlExplainShowsFieldDocs(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	flat := strings.Join(strings.Fields(text), " ") // explain wraps lines
-	for _, want := range []string{"workerPool", "names the WorkerPool", "deletionPolicy", "Append only"} {
+	for _, want := range []string{"workerPool", "names the WorkerPool", "deletionPolicy", "identified by its key"} {
 		if !strings.Contains(flat, want) {
 			t.Fatalf("kubectl explain orchestration.spec lacks %q:\n%s", want, text)
 		}
 	}
 	t.Logf("kubectl explain orchestration.spec:\n%s", text)
+}
+
+func TestVersionAcceptsWhatTheRuntimeRegisters(t *testing.T) {
+	for i, v := range []string{"1.0.0", "v2.1.3", "v2", "1.2", "1.0.0-rc.1", "1.0.0+build.5"} {
+		o := orchestration(fmt.Sprintf("version-%d", i))
+		o.Spec.Version = v
+		if err := k8s.Create(context.Background(), o); err != nil {
+			t.Errorf("version %q refused: %v", v, err)
+		}
+	}
 }

@@ -134,7 +134,8 @@ type WorkerPoolStatus struct {
 	// ObservedGeneration is the generation last acted upon.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions: Available, StoreReachable.
+	// Conditions: Ready (workers available and the store reachable: what
+	// `kubectl wait --for=condition=Ready` waits for), Available, StoreReachable.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -172,6 +172,11 @@ func (in *OrchestrationStatus) DeepCopyInto(out *OrchestrationStatus) {
 		in, out := &in.CompletionTime, &out.CompletionTime
 		*out = (*in).DeepCopy()
 	}
+	if in.RaisedEvents != nil {
+		in, out := &in.RaisedEvents, &out.RaisedEvents
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Children != nil {
 		in, out := &in.Children, &out.Children
 		*out = make([]string, len(*in))
