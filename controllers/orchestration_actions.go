@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,53 +17,103 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// instanceID is the store ID of the Orchestration's instance.
-func instanceID(o *v1.Orchestration) string {
-	if o.Spec.InstanceID != "" {
-		return o.Spec.InstanceID
-	}
-	return o.Namespace + "/" + o.Name
-}
-
-// start starts the instance. Start is idempotent on the instance ID, so a
-// start repeated after a lost status write does nothing.
+// start starts the claimed instance, recording this object as its owner.
+// Start is idempotent on the instance ID, so a start repeated after a lost
+// status write does nothing. The input is read from the API server: the
+// cache keeps Orchestrations without it (see cache.go).
 func (r *OrchestrationReconciler) start(ctx context.Context, o *v1.Orchestration, store *Store) error {
-	id := instanceID(o)
-	var opts []runtime.StartOption
+	id := o.Status.InstanceID
+	input, err := r.readInput(ctx, o)
+	if err != nil {
+		return err
+	}
+	opts := []runtime.StartOption{runtime.StartOwner(ownerOf(o))}
 	if o.Spec.Version != "" {
 		opts = append(opts, runtime.StartVersion(o.Spec.Version))
 	}
-	if err := store.Client.Start(ctx, id, o.Spec.Orchestration, rawJSON(o.Spec.Input), opts...); err != nil {
+	if err := store.Client.Start(ctx, id, o.Spec.Orchestration, rawJSON(input), opts...); err != nil {
 		return fmt.Errorf("start instance %q: %w", id, err)
 	}
-	o.Status.InstanceID = id
-	o.Status.InputDigest = inputDigest(o)
+	o.Status.InputDigest = digestOf(input)
 	o.Status.Phase = v1.PhasePending
 	return nil
 }
 
-// raiseEvents raises the entries of spec.events not raised yet, in order.
-// Each carries a key of this object and the event's name, so the runtime
-// records it once even when a crash or a lost status write makes the
-// operator raise it again.
-func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchestration, store *Store) error {
-	for i := int(o.Status.EventsRaised); i < len(o.Spec.Events); i++ {
-		ev := o.Spec.Events[i]
-		key := string(o.UID) + "/" + ev.Name
-		err := store.Client.RaiseEvent(ctx, o.Status.InstanceID, ev.Name, rawJSON(ev.Data), runtime.EventKey(key))
-		switch {
-		case errors.Is(err, provider.ErrInstanceFinished):
-			// Nobody will read it: say so rather than retry forever.
-			r.Recorder.Eventf(o, nil, "Warning", "EventNotDelivered", "RaiseEvent",
-				"event %q was not delivered: the instance has finished", ev.Name)
-		case err != nil:
-			return fmt.Errorf("raise event %q: %w", ev.Name, err)
-		default:
-			r.Recorder.Eventf(o, nil, "Normal", "EventRaised", "RaiseEvent", "raised event %q", ev.Name)
+// eventKey identifies a spec.events entry: its key, or its name.
+func eventKey(ev v1.OrchestrationEvent) string {
+	if ev.Key != "" {
+		return ev.Key
+	}
+	return ev.Name
+}
+
+// raisedKeys are the keys of the entries handled so far. Objects written
+// before keys existed only counted them (EventsRaised): their first entries
+// were the ones raised, since entries could then only be appended.
+func raisedKeys(o *v1.Orchestration) map[string]bool {
+	raised := make(map[string]bool, len(o.Status.RaisedEvents))
+	for _, k := range o.Status.RaisedEvents {
+		raised[k] = true
+	}
+	if len(o.Status.RaisedEvents) == 0 {
+		for i := 0; i < int(o.Status.EventsRaised) && i < len(o.Spec.Events); i++ {
+			raised[eventKey(o.Spec.Events[i])] = true
 		}
-		o.Status.EventsRaised = int32(i + 1)
+	}
+	return raised
+}
+
+// raiseEvents raises every spec.events entry not raised yet, in list order,
+// wherever it was inserted. Each carries a key of this object and the entry,
+// so the runtime records it once even when a crash or a lost status write
+// makes the operator raise it again. An entry the instance can no longer
+// take is reported (condition EventsDelivered), not retried.
+func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchestration, store *Store) error {
+	raised := raisedKeys(o)
+	var undelivered []string
+	for _, ev := range o.Spec.Events {
+		key := eventKey(ev)
+		if raised[key] {
+			continue
+		}
+		err := store.Client.RaiseEvent(ctx, o.Status.InstanceID, ev.Name, rawJSON(ev.Data), runtime.EventKey(string(o.UID)+"/"+key))
+		switch {
+		case errors.Is(err, provider.ErrInstanceFinished), errors.Is(err, provider.ErrNotFound):
+			undelivered = append(undelivered, key)
+			r.Recorder.Eventf(o, nil, "Warning", "EventNotDelivered", "RaiseEvent",
+				"event %q was not delivered: %s", key, undeliveredWhy(err))
+		case err != nil:
+			return fmt.Errorf("raise event %q: %w", key, err)
+		default:
+			r.Recorder.Eventf(o, nil, "Normal", "EventRaised", "RaiseEvent", "raised event %q", key)
+		}
+		raised[key] = true
+		o.Status.RaisedEvents = append(o.Status.RaisedEvents, key)
+	}
+	if len(o.Status.RaisedEvents) == 0 && len(raised) > 0 {
+		for _, ev := range o.Spec.Events { // an object from before keys: record what was counted
+			if raised[eventKey(ev)] {
+				o.Status.RaisedEvents = append(o.Status.RaisedEvents, eventKey(ev))
+			}
+		}
+	}
+	o.Status.EventsRaised = int32(len(o.Status.RaisedEvents))
+	if len(undelivered) > 0 {
+		msg := fmt.Sprintf("not delivered: %s", strings.Join(undelivered, ", "))
+		if c := findCondition(o, CondEventsDelivered); c != nil && c.Status == metav1.ConditionFalse {
+			msg = c.Message + ", " + strings.Join(undelivered, ", ")
+		}
+		setCondition(o, CondEventsDelivered, metav1.ConditionFalse, ReasonInstanceFinished,
+			msg+" (the instance had finished or was gone when they were added)")
 	}
 	return nil
+}
+
+func undeliveredWhy(err error) string {
+	if errors.Is(err, provider.ErrNotFound) {
+		return "the instance is no longer in the store"
+	}
+	return "the instance has finished"
 }
 
 // terminate asks the instance to terminate once per requested reason.
@@ -74,8 +125,8 @@ func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestra
 		return nil
 	}
 	err := store.Client.Terminate(ctx, o.Status.InstanceID, o.Spec.Terminate)
-	if errors.Is(err, provider.ErrInstanceFinished) {
-		return nil // it ended first; the next status read mirrors how
+	if errors.Is(err, provider.ErrInstanceFinished) || errors.Is(err, provider.ErrNotFound) {
+		return nil // it ended (or went) first; the next status read mirrors how
 	}
 	if err != nil {
 		return fmt.Errorf("terminate instance: %w", err)
@@ -89,7 +140,7 @@ func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestra
 // untyped JSON, so the API server lets the edit through, and the instance
 // keeps the input it started with.
 func checkInput(o *v1.Orchestration) {
-	if o.Status.InputDigest == "" || inputDigest(o) == o.Status.InputDigest {
+	if o.Status.InputDigest == "" || inputDigestOf(o) == o.Status.InputDigest {
 		removeCondition(o, CondInputChanged)
 		return
 	}
@@ -97,8 +148,8 @@ func checkInput(o *v1.Orchestration) {
 		"spec.input changed after the instance started; the instance keeps the input it started with")
 }
 
-func inputDigest(o *v1.Orchestration) string {
-	sum := sha256.Sum256(canonicalJSON(o.Spec.Input))
+func digestOf(input *apiextensionsv1.JSON) string {
+	sum := sha256.Sum256(canonicalJSON(input))
 	return hex.EncodeToString(sum[:8])
 }
 

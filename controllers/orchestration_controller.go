@@ -95,11 +95,15 @@ func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orches
 	for attempt := 0; ; attempt++ {
 		before := o.Status.DeepCopy()
 		result, err := r.sync(ctx, o)
+		summarize(o)
 		raced, uerr := r.updateStatus(ctx, o, before)
 		if uerr != nil {
 			return reconcile.Result{}, uerr
 		}
 		if !raced {
+			if lerr := r.syncPhaseLabel(ctx, o); lerr != nil {
+				return reconcile.Result{}, lerr
+			}
 			return result, err
 		}
 		if attempt > 0 {
@@ -125,20 +129,28 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 	if finished(o.Status.Phase) && o.Status.ObservedGeneration == o.Generation {
 		return r.expireAfterTTL(ctx, o)
 	}
+	removeCondition(o, condReadyBefore)
 	store, err := r.storeFor(ctx, o)
 	if err != nil {
 		return r.storeUnavailable(o, err)
 	}
-	if err := r.act(ctx, o, store); err != nil {
-		setCondition(o, CondReady, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+	claimed, err := r.act(ctx, o, store)
+	switch {
+	case errors.Is(err, errIDInUse):
+		return reconcile.Result{RequeueAfter: r.Resync}, nil
+	case err != nil:
+		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
+	case claimed:
+		// The claim goes to the API server before the start (see claimInstanceID).
+		return reconcile.Result{Requeue: true}, nil
 	}
 	view, err := readInstance(ctx, store, o.Status.InstanceID, r.Limits.Children)
 	if err != nil {
-		setCondition(o, CondReady, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	}
-	setCondition(o, CondReady, metav1.ConditionTrue, "StoreReachable", "the pool's store is reachable")
+	setCondition(o, CondStoreReachable, metav1.ConditionTrue, "Connected", "the pool's store is reachable")
 	r.mirror(o, view)
 	o.Status.ObservedGeneration = o.Generation
 	if o.Status.Phase == v1.PhasePending {
@@ -150,19 +162,28 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 	return reconcile.Result{RequeueAfter: r.Resync}, nil
 }
 
-// act starts the instance, raises new events and terminates on request. Each
-// step is idempotent, so repeating it after a failed status write is harmless.
-func (r *OrchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, store *Store) error {
+// act claims the instance ID, starts the instance, raises new events and
+// terminates on request. Each step is idempotent, so repeating it after a
+// failed status write is harmless. claimed asks for the status to be written
+// before going on.
+func (r *OrchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, store *Store) (claimed bool, err error) {
 	if o.Status.InstanceID == "" {
+		if claimed, err := r.claimInstanceID(ctx, o, store); claimed || err != nil {
+			return claimed, err
+		}
+	} else if err := r.keepClaim(ctx, o); err != nil {
+		return false, err
+	}
+	if o.Status.InputDigest == "" {
 		if err := r.start(ctx, o, store); err != nil {
-			return err
+			return false, err
 		}
 	}
 	checkInput(o)
 	if err := r.raiseEvents(ctx, o, store); err != nil {
-		return err
+		return false, err
 	}
-	return r.terminate(ctx, o, store)
+	return false, r.terminate(ctx, o, store)
 }
 
 // storeFor resolves the Orchestration's pool and returns its store.
@@ -186,11 +207,11 @@ func (r *OrchestrationReconciler) storeUnavailable(o *v1.Orchestration, err erro
 	if !ok {
 		return reconcile.Result{}, err
 	}
-	if !meta.IsStatusConditionPresentAndEqual(o.Status.Conditions, CondReady, metav1.ConditionFalse) ||
-		meta.FindStatusCondition(o.Status.Conditions, CondReady).Reason != se.Reason {
+	if !meta.IsStatusConditionPresentAndEqual(o.Status.Conditions, CondStoreReachable, metav1.ConditionFalse) ||
+		meta.FindStatusCondition(o.Status.Conditions, CondStoreReachable).Reason != se.Reason {
 		r.Recorder.Eventf(o, nil, "Warning", se.Reason, "Reconcile", "%s", se.Error())
 	}
-	setCondition(o, CondReady, metav1.ConditionFalse, se.Reason, se.Error())
+	setCondition(o, CondStoreReachable, metav1.ConditionFalse, se.Reason, se.Error())
 	if o.Status.Phase == "" {
 		o.Status.Phase = v1.PhasePending
 	}
@@ -220,6 +241,27 @@ func (r *OrchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orches
 	}
 	r.recordPhaseChange(o, before.Phase)
 	return false, nil
+}
+
+// LabelPhase mirrors status.phase as a label, so that `kubectl get orch -l
+// duroxide.io/phase=Failed` (and label selectors anywhere) find objects by phase.
+const LabelPhase = "duroxide.io/phase"
+
+// syncPhaseLabel sets the phase label when the phase moved.
+func (r *OrchestrationReconciler) syncPhaseLabel(ctx context.Context, o *v1.Orchestration) error {
+	phase := string(o.Status.Phase)
+	if phase == "" || o.Labels[LabelPhase] == phase || !o.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	patch := client.MergeFrom(o.DeepCopy())
+	if o.Labels == nil {
+		o.Labels = map[string]string{}
+	}
+	o.Labels[LabelPhase] = phase
+	if err := r.Client.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set label %s: %w", LabelPhase, err)
+	}
+	return nil
 }
 
 // instanceChanged maps a store's status change to the Orchestrations that

@@ -26,7 +26,7 @@ func (r *OrchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestrat
 	if err != nil {
 		if se, ok := isStoreError(err); ok {
 			before := o.Status.DeepCopy()
-			setCondition(o, CondReady, metav1.ConditionFalse, se.Reason, "deletion waits: "+se.Error())
+			setCondition(o, CondStoreReachable, metav1.ConditionFalse, se.Reason, "deletion waits: "+se.Error())
 			if _, uerr := r.updateStatus(ctx, o, before); uerr != nil {
 				return reconcile.Result{}, uerr
 			}

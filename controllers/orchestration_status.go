@@ -17,14 +17,25 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// Condition types of an Orchestration.
+// Condition types of an Orchestration (and CondInstanceIDInUse).
 const (
-	CondReady        = "Ready"
-	CondRunning      = "Running"
-	CondSucceeded    = "Succeeded"
-	CondFailed       = "Failed"
-	CondTerminating  = "Terminating"
-	CondInputChanged = "InputChanged"
+	// CondStoreReachable: the pool exists and its store can be used.
+	CondStoreReachable  = "StoreReachable"
+	CondRunning         = "Running"
+	CondSucceeded       = "Succeeded"
+	CondFailed          = "Failed"
+	CondTerminating     = "Terminating"
+	CondInputChanged    = "InputChanged"
+	CondEventsDelivered = "EventsDelivered"
+	// condReadyBefore is what StoreReachable was called before: removed
+	// from objects written by older operators.
+	condReadyBefore = "Ready"
+)
+
+// Reasons for an instance that cannot take events or is gone.
+const (
+	ReasonInstanceFinished = "InstanceFinished"
+	ReasonInstanceNotFound = "InstanceNotFound"
 )
 
 // ReasonNotRegistered: no worker of the pool has the orchestration (or the
@@ -33,7 +44,8 @@ const ReasonNotRegistered = "OrchestrationNotRegistered"
 
 // instanceView is what the store says about an instance.
 type instanceView struct {
-	status      *runtime.Status // nil: not created yet (no worker ran its first turn)
+	status      *runtime.Status // nil: not created yet (no worker ran its first turn), or gone
+	gone        bool            // neither an instance nor a queued start: deleted from the store
 	events      int64
 	completedAt time.Time
 	children    []string
@@ -46,7 +58,10 @@ func readInstance(ctx context.Context, store *Store, id string, maxChildren int)
 		return nil, errNoAdmin
 	}
 	st, err := store.Client.Status(ctx, id)
-	if errors.Is(err, provider.ErrNotFound) || (err == nil && st.Status == runtime.StatusPending) {
+	if errors.Is(err, provider.ErrNotFound) {
+		return &instanceView{gone: true}, nil
+	}
+	if err == nil && st.Status == runtime.StatusPending {
 		return &instanceView{}, nil
 	}
 	if err != nil {
@@ -72,6 +87,10 @@ func readInstance(ctx context.Context, store *Store, id string, maxChildren int)
 // mirror copies the instance's state into o.Status, within the limits.
 func (r *OrchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView) {
 	s := &o.Status
+	if view.gone {
+		r.mirrorGone(o)
+		return
+	}
 	if view.status == nil {
 		s.Phase = v1.PhasePending
 		return
@@ -105,6 +124,37 @@ func (r *OrchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView
 		}
 	}
 	setPhaseConditions(o)
+	s.Duration = durationOf(s)
+}
+
+// mirrorGone reports an instance that this object started but that is in the
+// store no more (deleted by a tool, or its queued start removed): it will not
+// come back, so the object fails rather than wait forever.
+func (r *OrchestrationReconciler) mirrorGone(o *v1.Orchestration) {
+	s := &o.Status
+	if s.Phase == v1.PhaseFailed && s.Failure != nil && s.Failure.Class == ReasonInstanceNotFound {
+		return
+	}
+	msg := fmt.Sprintf("instance %q is no longer in the store: it was deleted outside this object (with the CLI or the API?); "+
+		"delete this Orchestration and apply it again to start a new run", s.InstanceID)
+	s.Phase = v1.PhaseFailed
+	s.Failure = &v1.OrchestrationFailure{Class: ReasonInstanceNotFound, Message: msg}
+	s.Output, s.OutputTruncated, s.CustomStatus = "", false, ""
+	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	s.CompletionTime = &now
+	s.Duration = durationOf(s)
+	setCondition(o, CondRunning, metav1.ConditionFalse, ReasonInstanceNotFound, msg)
+	setCondition(o, CondSucceeded, metav1.ConditionFalse, ReasonInstanceNotFound, msg)
+	setCondition(o, CondFailed, metav1.ConditionTrue, ReasonInstanceNotFound, msg)
+	removeCondition(o, CondTerminating)
+}
+
+// durationOf is how long a finished instance ran, for listings.
+func durationOf(s *v1.OrchestrationStatus) string {
+	if s.StartTime == nil || s.CompletionTime == nil {
+		return ""
+	}
+	return s.CompletionTime.Sub(s.StartTime.Time).Round(time.Second).String()
 }
 
 // setPhaseConditions derives Running, Succeeded and Failed from the phase, so
@@ -135,9 +185,15 @@ func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
 	if s.Phase == v1.PhaseTerminated {
 		msg := "terminated"
 		if s.Failure != nil && s.Failure.Message != "" {
-			msg = "terminated: " + s.Failure.Message
+			msg = s.Failure.Message
+		}
+		if !strings.HasPrefix(msg, "terminated") {
+			msg = "terminated: " + msg
 		}
 		return "Terminated", msg
+	}
+	if s.Failure != nil && s.Failure.Class == ReasonInstanceNotFound {
+		return ReasonInstanceNotFound, s.Failure.Message
 	}
 	if s.Failure == nil {
 		return "Failed", "the instance failed"
@@ -223,3 +279,32 @@ func removeCondition(o *v1.Orchestration, typ string) {
 func findCondition(o *v1.Orchestration, typ string) *metav1.Condition {
 	return meta.FindStatusCondition(o.Status.Conditions, typ)
 }
+
+// summarize sets status.reason and status.message, the listing's view of the
+// object: the condition that matters most now.
+func summarize(o *v1.Orchestration) {
+	order := []struct {
+		typ    string
+		status metav1.ConditionStatus
+	}{
+		{CondInstanceIDInUse, metav1.ConditionTrue},
+		{CondStoreReachable, metav1.ConditionFalse},
+		{CondFailed, metav1.ConditionTrue},
+		{CondEventsDelivered, metav1.ConditionFalse},
+		{CondTerminating, metav1.ConditionTrue},
+		{CondSucceeded, metav1.ConditionTrue},
+		{CondRunning, metav1.ConditionTrue},
+		{CondRunning, metav1.ConditionFalse},
+	}
+	o.Status.Reason, o.Status.Message = "", ""
+	for _, want := range order {
+		if c := findCondition(o, want.typ); c != nil && c.Status == want.status {
+			o.Status.Reason = c.Reason
+			o.Status.Message, _ = truncate(c.Message, summaryLimit)
+			return
+		}
+	}
+}
+
+// summaryLimit bounds status.message, which is a one-line summary.
+const summaryLimit = 512

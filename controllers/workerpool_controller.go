@@ -34,9 +34,10 @@ type WorkerPoolReconciler struct {
 }
 
 // Condition types of a WorkerPool.
+// (and CondStoreReachable, shared with Orchestrations). Ready sums them up.
 const (
-	CondAvailable      = "Available"
-	CondStoreReachable = "StoreReachable"
+	CondAvailable = "Available"
+	CondReady     = "Ready"
 )
 
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch

@@ -62,6 +62,8 @@ type Event struct {
 	// CustomStatus is, on OrchestrationStarted, the instance's custom status
 	// when the execution began (carried over a continue-as-new).
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// Owner is, on OrchestrationStarted, who started the instance (WorkItem.Owner).
+	Owner string `json:"owner,omitempty"`
 	// Carried marks a message the previous execution received but did not
 	// consume, carried over a continue-as-new: it follows OrchestrationStarted
 	// and was delivered before the code started.

@@ -63,6 +63,9 @@ type WorkItem struct {
 	Carry []WorkItem `json:"carry,omitempty"`
 	// CustomStatus, on a ContinueAsNew, is the custom status the new execution starts with.
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// Owner, on a StartOrchestration or ContinueAsNew, names who started the
+	// instance (for example the Kubernetes object); OrchestrationStarted records it.
+	Owner string `json:"owner,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.

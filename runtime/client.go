@@ -29,6 +29,7 @@ type StartOption func(*startOptions)
 
 type startOptions struct {
 	version string
+	owner   string
 	events  []startEvent
 }
 
@@ -40,6 +41,11 @@ type startEvent struct {
 // StartVersion pins the instance to an orchestration version (default: the
 // latest registered where the first turn runs).
 func StartVersion(v string) StartOption { return func(o *startOptions) { o.version = v } }
+
+// StartOwner records who starts the instance (for example "Orchestration
+// ns/name (uid …)") in its OrchestrationStarted event, carried over
+// continue-as-new; Client.Owner reads it back.
+func StartOwner(owner string) StartOption { return func(o *startOptions) { o.owner = owner } }
 
 // StartWithEvent raises an external event right after the start, so the
 // first turn receives it (signal-with-start): an event meant for a new
@@ -67,7 +73,7 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
 	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
-		Version: o.version, Input: payload, ExecutionID: 1}
+		Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner}
 	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
@@ -120,6 +126,78 @@ func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error
 	if err := c.p.SendToInstance(ctx, item); err != nil {
 		return fmt.Errorf("terminate %q: %w", instanceID, err)
 	}
+	return nil
+}
+
+// ErrTurnInProgress: a worker holds the instance for a turn; it will apply
+// the terminate message itself.
+var ErrTurnInProgress = errors.New("a worker holds the instance for a turn; it applies the terminate")
+
+// TerminateNow terminates a running instance and its running descendants
+// and records the end in the store at once, running the terminating turns in
+// this process: for when no worker will (the pool's workers are gone). The
+// turns need neither the orchestration code nor a replay. It fails like
+// Terminate, with ErrTurnInProgress when a worker holds an instance (that
+// worker applies the message), and needs a provider.InstanceFetcher.
+func (c *Client) TerminateNow(ctx context.Context, instanceID, reason string) error {
+	f, ok := c.p.(provider.InstanceFetcher)
+	if !ok {
+		return fmt.Errorf("terminate %q now: the provider cannot lock a named instance (provider.InstanceFetcher)", instanceID)
+	}
+	if err := c.Terminate(ctx, instanceID, reason); err != nil {
+		return err
+	}
+	if err := c.runTerminateTurn(ctx, f, instanceID); err != nil {
+		return err
+	}
+	return c.terminateChildrenNow(ctx, f, instanceID, 0)
+}
+
+// terminateChildrenNow runs the terminating turns the parent's turn asked of
+// its running children, depth first.
+func (c *Client) terminateChildrenNow(ctx context.Context, f provider.InstanceFetcher, parent string, depth int) error {
+	if c.a == nil || depth >= maxTerminateDepth {
+		return nil
+	}
+	children, err := c.a.ListChildren(ctx, parent)
+	if err != nil {
+		return fmt.Errorf("list children of %q: %w", parent, err)
+	}
+	for _, child := range children {
+		err := c.runTerminateTurn(ctx, f, child)
+		if errors.Is(err, errNoTerminate) || errors.Is(err, ErrTurnInProgress) {
+			continue // finished, not asked to terminate, or a worker has it
+		}
+		if err != nil {
+			return err
+		}
+		if err := c.terminateChildrenNow(ctx, f, child, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxTerminateDepth bounds how deep TerminateNow follows sub-orchestrations.
+const maxTerminateDepth = 32
+
+var errNoTerminate = errors.New("no terminate message queued")
+
+// runTerminateTurn locks the instance and, when its batch holds a terminate
+// message, runs and commits that turn; other batches go back untouched.
+func (c *Client) runTerminateTurn(ctx context.Context, f provider.InstanceFetcher, instanceID string) error {
+	item, err := f.FetchInstanceItem(ctx, instanceID, 30*time.Second)
+	if err != nil {
+		return fmt.Errorf("terminate %q now: %w", instanceID, err)
+	}
+	if item == nil {
+		return fmt.Errorf("terminate %q now: %w", instanceID, ErrTurnInProgress)
+	}
+	if firstOfKind(item.Messages, provider.WorkCancelInstance) == nil {
+		_ = c.p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil)
+		return errNoTerminate
+	}
+	New(c.p, NewRegistry(), Options{}).runOrchestrationItem(ctx, item)
 	return nil
 }
 
@@ -268,6 +346,20 @@ func waitForChange(ctx context.Context, changes <-chan provider.StatusChange, ti
 			}
 		}
 	}
+}
+
+// Owner returns who started the instance (StartOwner), "" when nobody was
+// recorded. It reads the current execution's history: a tool's call, not a
+// hot path.
+func (c *Client) Owner(ctx context.Context, instanceID string) (string, error) {
+	history, err := c.History(ctx, instanceID)
+	if err != nil {
+		return "", err
+	}
+	if len(history) == 0 || history[0].Kind != provider.EventOrchestrationStarted {
+		return "", nil
+	}
+	return history[0].Owner, nil
 }
 
 // History returns the current execution's history.

@@ -215,7 +215,7 @@ func (r *Runtime) failExecution(ctx context.Context, item *provider.Orchestratio
 		ack.HistoryDelta = []provider.Event{
 			{ID: 1, Kind: provider.EventOrchestrationStarted, Time: time.Now().UnixMilli(), Name: in.start.Name,
 				Version: in.start.Version, Input: in.start.Input, ParentInstance: parent.instance,
-				ParentExecutionID: parent.executionID, ParentID: parent.id, ExecutionID: in.executionID},
+				ParentExecutionID: parent.executionID, ParentID: parent.id, ExecutionID: in.executionID, Owner: in.start.Owner},
 			{ID: 2, Kind: provider.EventOrchestrationFailed, Time: time.Now().UnixMilli(), Error: d},
 		}
 	default:

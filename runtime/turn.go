@@ -50,6 +50,7 @@ type turn struct {
 	executionID int64
 	name        string
 	version     string
+	owner       string // who started the instance, carried over continue-as-new
 	parent      parentRef
 	now         time.Time
 	logger      *slog.Logger
@@ -211,13 +212,13 @@ func (t *turn) receiveCarriedEvent(ev provider.Event) {
 }
 
 func (t *turn) recordStart(start *provider.WorkItem, version string) {
-	t.name, t.version, t.firstTurn = start.Name, version, true
+	t.name, t.version, t.firstTurn, t.owner = start.Name, version, true, start.Owner
 	t.parent = parentRef{start.ParentInstance, start.ParentExecutionID, start.ParentID}
 	t.curTime = t.now
 	t.customStatus = start.CustomStatus
 	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationStarted, Name: start.Name, Version: version,
 		Input: start.Input, ParentInstance: start.ParentInstance, ParentExecutionID: start.ParentExecutionID,
-		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus})
+		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus, Owner: start.Owner})
 }
 
 // replay re-runs the orchestration against its history, checking each
@@ -231,7 +232,7 @@ func (t *turn) replay(history []provider.Event) error {
 	if err != nil {
 		return err
 	}
-	t.name, t.version = started.Name, started.Version
+	t.name, t.version, t.owner = started.Name, started.Version, started.Owner
 	t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
 	t.customStatus = started.CustomStatus
 	t.replaying = true
@@ -642,7 +643,7 @@ func (t *turn) finish() {
 		t.continued = &provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: t.instance,
 			Name: t.name, Version: can.version, Input: can.input, ExecutionID: t.executionID + 1,
 			ParentInstance: t.parent.instance, ParentExecutionID: t.parent.executionID, ParentID: t.parent.id,
-			CustomStatus: t.customStatus}
+			CustomStatus: t.customStatus, Owner: t.owner}
 	case t.mainErr != nil:
 		t.cancelOutstanding("instance " + t.instance + " failed")
 		d := errorDetails(t.mainErr)

@@ -277,3 +277,26 @@ func (p *Provider) checkOpen(op string) error {
 		return nil
 	}
 }
+
+// FetchInstanceItem implements provider.InstanceFetcher.
+func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "fetch instance item"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_instance_item($1, $2)`, instance, lockTimeout.Milliseconds())
+	if err != nil {
+		return nil, classify(op, instance, err)
+	}
+	defer rows.Close()
+	var item *provider.OrchestrationItem
+	for rows.Next() {
+		if item, _, err = scanOrchestrationItem(rows); err != nil {
+			return nil, classify(op, instance, err)
+		}
+	}
+	return item, classify(op, instance, rows.Err())
+}

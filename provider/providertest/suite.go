@@ -69,6 +69,7 @@ func Groups() []Group {
 		{"Concurrency", concurrencyCases()},
 		{"Workers", workerCases()},
 		{"Delivery", deliveryCases()},
+		{"InstanceFetch", instanceFetchCases()},
 	}
 }
 

@@ -243,3 +243,24 @@ func readHistory(ctx context.Context, q querier, instance string, executionID in
 	}
 	return events, decodeErr, rows.Err()
 }
+
+// FetchInstanceItem implements provider.InstanceFetcher.
+func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "fetch instance item"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	var item *provider.OrchestrationItem
+	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		var visible int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?`,
+			instance, now).Scan(&visible); err != nil || visible == 0 {
+			return err
+		}
+		var err error
+		item, err = lockInstance(ctx, tx, instance, now, now+lockTimeout.Milliseconds())
+		return err
+	})
+	return item, err
+}

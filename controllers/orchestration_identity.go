@@ -1,0 +1,152 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// CondInstanceIDInUse is True while an Orchestration's explicit instance ID
+// belongs to another Orchestration or to an instance already in the store:
+// nothing was started for this object, and its deletion policy touches
+// nothing.
+const CondInstanceIDInUse = "InstanceIDInUse"
+
+// instanceID is the store ID of the Orchestration's instance: the one it
+// claimed, or the one it would claim.
+func instanceID(o *v1.Orchestration) string {
+	if o.Status.InstanceID != "" {
+		return o.Status.InstanceID
+	}
+	return wantedInstanceID(o)
+}
+
+// wantedInstanceID is spec.instanceID or, by default, an ID no other object
+// can have: one object, one run, even when a deleted name is applied again.
+func wantedInstanceID(o *v1.Orchestration) string {
+	if o.Spec.InstanceID != "" {
+		return o.Spec.InstanceID
+	}
+	return o.Namespace + "/" + o.Name + "/" + string(o.UID)
+}
+
+// ownerOf names an Orchestration as the instance records its owner.
+func ownerOf(o *v1.Orchestration) string {
+	return fmt.Sprintf("Orchestration %s/%s (uid %s)", o.Namespace, o.Name, o.UID)
+}
+
+// errIDInUse stops a reconcile whose object may not use its instance ID.
+var errIDInUse = errors.New("instance ID in use")
+
+// claimInstanceID records in status the instance ID the object will start.
+// An explicit ID is checked first against the other Orchestrations and the
+// store, and the claim must be written before the start (claimed is true:
+// write the status, then come back), so that a start repeated after a lost
+// status write is never mistaken for somebody else's instance.
+func (r *OrchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orchestration, store *Store) (claimed bool, err error) {
+	id := wantedInstanceID(o)
+	if o.Spec.InstanceID == "" {
+		o.Status.InstanceID = id
+		return false, nil
+	}
+	if holder, err := r.otherHolder(ctx, o, id); err != nil || holder != "" {
+		return false, r.idInUse(o, id, holder, err)
+	}
+	if holder, err := storeHolder(ctx, store, id); err != nil || holder != "" {
+		return false, r.idInUse(o, id, holder, err)
+	}
+	o.Status.InstanceID = id
+	o.Status.Phase = v1.PhasePending
+	setCondition(o, CondInstanceIDInUse, metav1.ConditionFalse, "Claimed", fmt.Sprintf("instance ID %q is this object's", id))
+	return true, nil
+}
+
+// keepClaim re-checks a claimed explicit ID against Orchestrations that
+// claimed it at the same time (their caches had not seen each other yet):
+// the older object keeps it, the younger gives it up.
+func (r *OrchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestration) error {
+	if o.Spec.InstanceID == "" {
+		return nil
+	}
+	holder, err := r.otherHolder(ctx, o, o.Status.InstanceID)
+	if err != nil || holder == "" {
+		return err
+	}
+	o.Status.InstanceID, o.Status.InputDigest = "", ""
+	o.Status.Phase = v1.PhasePending
+	return r.idInUse(o, o.Spec.InstanceID, holder, nil)
+}
+
+// otherHolder names another Orchestration of the pool that holds id or has
+// the better right to it: one that claimed it, or, when neither did, the
+// older one.
+func (r *OrchestrationReconciler) otherHolder(ctx context.Context, o *v1.Orchestration, id string) (string, error) {
+	var list v1.OrchestrationList
+	if err := r.Client.List(ctx, &list, client.InNamespace(o.Namespace),
+		client.MatchingFields{indexInstance: instanceKey(o.Spec.WorkerPool, id)}); err != nil {
+		return "", fmt.Errorf("list Orchestrations using instance ID %q: %w", id, err)
+	}
+	mine := o.Status.InstanceID == id
+	for i := range list.Items {
+		other := &list.Items[i]
+		if other.UID == o.UID {
+			continue
+		}
+		theirs := other.Status.InstanceID == id
+		if (theirs && !mine) || (theirs == mine && olderThan(other, o)) {
+			return "Orchestration " + other.Name, nil
+		}
+	}
+	return "", nil
+}
+
+func olderThan(a, b *v1.Orchestration) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.UID < b.UID
+}
+
+// storeHolder says what already uses id in the store: an instance (with its
+// owner when one was recorded) or a queued start.
+func storeHolder(ctx context.Context, store *Store, id string) (string, error) {
+	st, err := store.Client.Status(ctx, id)
+	if errors.Is(err, provider.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if st.Status == runtime.StatusPending {
+		return "a start queued in the store", nil
+	}
+	owner, err := store.Client.Owner(ctx, id)
+	if err != nil || owner == "" {
+		return fmt.Sprintf("an instance in the store (%s)", st.Status), nil
+	}
+	return fmt.Sprintf("an instance in the store (%s, started by %s)", st.Status, owner), nil
+}
+
+// idInUse records the clash; a store error is left to the caller's retry.
+func (r *OrchestrationReconciler) idInUse(o *v1.Orchestration, id, holder string, err error) error {
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("instance ID %q is used by %s; nothing was started for this object: "+
+		"delete the other user or choose another spec.instanceID (recreate the object)", id, holder)
+	if c := findCondition(o, CondInstanceIDInUse); c == nil || c.Status != metav1.ConditionTrue {
+		r.Recorder.Eventf(o, nil, "Warning", CondInstanceIDInUse, "Start", "%s", msg)
+	}
+	setCondition(o, CondInstanceIDInUse, metav1.ConditionTrue, CondInstanceIDInUse, msg)
+	if o.Status.Phase == "" {
+		o.Status.Phase = v1.PhasePending
+	}
+	return errIDInUse
+}
