@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
 )
 
 // finalize applies the deletion policy, then lets the object go.
@@ -72,9 +73,12 @@ func (r *OrchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1
 		if finished(o.Status.Phase) {
 			return 0, nil
 		}
-		err := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted")
+		err := r.endInstance(ctx, o, store)
 		if errors.Is(err, provider.ErrInstanceFinished) || errors.Is(err, provider.ErrNotFound) {
 			return 0, nil // ended or gone already: nothing to terminate
+		}
+		if errors.Is(err, runtime.ErrTurnInProgress) {
+			return time.Second, nil // a worker's turn holds it: try again once it is done
 		}
 		if err != nil {
 			return 0, fmt.Errorf("terminate instance %q: %w", id, err)
@@ -82,6 +86,30 @@ func (r *OrchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1
 		r.Recorder.Eventf(o, nil, "Normal", "Terminated", "Delete", "terminated instance %q (deletion policy Terminate)", id)
 		return 0, nil
 	}
+}
+
+// endInstance terminates the instance for the object's deletion. When no
+// worker will run the terminating turn (the pool is being deleted, as in a
+// namespace deletion, or none is live), the operator runs it and the store
+// records the end at once; otherwise a worker applies the message.
+func (r *OrchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchestration, store *Store) error {
+	id, reason := o.Status.InstanceID, "Orchestration "+o.Namespace+"/"+o.Name+" deleted"
+	if !r.workersWillCome(ctx, o, store) {
+		return store.Client.TerminateNow(ctx, id, reason)
+	}
+	return store.Client.Terminate(ctx, id, reason)
+}
+
+// workersWillCome reports whether a worker can be expected to run the
+// instance's next turn: its pool stays and some worker announced itself.
+func (r *OrchestrationReconciler) workersWillCome(ctx context.Context, o *v1.Orchestration, store *Store) bool {
+	pool := &v1.WorkerPool{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}, pool); err != nil ||
+		!pool.DeletionTimestamp.IsZero() {
+		return false
+	}
+	workers, ok := store.liveWorkers(ctx)
+	return !ok || len(workers) > 0
 }
 
 // purge deletes the instance, its children and their history, terminating it
@@ -95,19 +123,16 @@ func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration
 		if o.Status.Phase != v1.PhasePending {
 			return 0, nil // seen in the store before, gone now: purged already
 		}
-		if waited := time.Since(o.DeletionTimestamp.Time); waited > purgeWait {
-			r.Recorder.Eventf(o, nil, "Warning", "PurgeIncomplete", "Delete",
-				"instance %q was never run by a worker in %v; its queued start is left in the store", id, purgeWait)
-			return 0, nil
-		}
-		terr := store.Client.Terminate(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted")
+		// Only a queued start: record the instance as terminated (the
+		// operator runs that turn), then purge it on the next pass.
+		terr := store.Client.TerminateNow(ctx, id, "Orchestration "+o.Namespace+"/"+o.Name+" deleted")
 		if errors.Is(terr, provider.ErrNotFound) {
 			return 0, nil // no instance and no queued start: nothing to purge
 		}
-		if terr != nil && !errors.Is(terr, provider.ErrInstanceFinished) {
+		if terr != nil && !errors.Is(terr, provider.ErrInstanceFinished) && !errors.Is(terr, runtime.ErrTurnInProgress) {
 			return 0, fmt.Errorf("terminate instance %q: %w", id, terr)
 		}
-		return time.Second, nil
+		return 100 * time.Millisecond, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("purge instance %q: %w", id, err)
@@ -116,10 +141,6 @@ func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration
 		id, res.InstancesDeleted, res.EventsDeleted)
 	return 0, nil
 }
-
-// purgeWait bounds how long a purge waits for a worker to record an instance
-// that never ran.
-const purgeWait = 2 * time.Minute
 
 // expireAfterTTL deletes a finished Orchestration once its TTL has passed
 // (its deletion policy then applies), or asks to be called back then.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
@@ -29,6 +30,8 @@ const (
 	indexInstance = "duroxide.io/instance"
 	// indexPool maps a pool name to the Orchestrations that use it.
 	indexPool = "duroxide.io/pool"
+	// indexPoolSecret maps a Secret name to the WorkerPools that use it.
+	indexPoolSecret = "duroxide.io/secret"
 )
 
 func instanceKey(pool, instance string) string { return pool + "\x00" + instance }
@@ -55,11 +58,17 @@ func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl
 	}); err != nil {
 		return fmt.Errorf("index orchestrations by pool: %w", err)
 	}
+	if err := idx.IndexField(ctx, &v1.WorkerPool{}, indexPoolSecret, func(obj client.Object) []string {
+		return []string{obj.(*v1.WorkerPool).Spec.Postgres.SecretRef.Name}
+	}); err != nil {
+		return fmt.Errorf("index pools by secret: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("orchestration").
 		For(&v1.Orchestration{}, builder.WithPredicates(specOrDeletionChanged())).
 		Watches(&v1.WorkerPool{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfPool),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfSecret)).
 		WatchesRawSource(source.Channel(r.changes, storeChangeHandler())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Complete(r)
@@ -78,6 +87,18 @@ func (r *OrchestrationReconciler) orchestrationsOfPool(ctx context.Context, pool
 			continue
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}})
+	}
+	return reqs
+}
+
+// orchestrationsOfSecret wakes the Orchestrations of the pools whose store a
+// Secret opens, when it appears or changes.
+func (r *OrchestrationReconciler) orchestrationsOfSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	for _, pool := range poolsUsingSecret(ctx, r.Client, r.Stores, secret) {
+		p := &v1.WorkerPool{}
+		p.Namespace, p.Name = pool.Namespace, pool.Name
+		reqs = append(reqs, r.orchestrationsOfPool(ctx, p)...)
 	}
 	return reqs
 }

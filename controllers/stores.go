@@ -304,6 +304,15 @@ func (s *Stores) Close(pool types.NamespacedName) {
 	}
 }
 
+// ForgetFailure drops the pool's recorded open failure, so the next ForPool
+// tries at once: its Secret just changed or appeared.
+func (s *Stores) ForgetFailure(pool types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	delete(s.failures, pool)
+}
+
 // IsOpen reports whether the pool's store client is open.
 func (s *Stores) IsOpen(pool types.NamespacedName) bool {
 	s.mu.Lock()

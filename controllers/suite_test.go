@@ -99,7 +99,7 @@ func runWithManager(cfg *rest.Config, m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "operator user:", err)
 		return 1
 	}
-	mgr, err := ctrl.NewManager(operatorCfg, ctrl.Options{Scheme: scheme,
+	mgr, err := ctrl.NewManager(operatorCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "manager:", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +16,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -43,7 +47,9 @@ const (
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/finalizers,verbs=update
+// +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=update;patch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // Reconcile applies the pool's Deployment and refreshes its status.
 func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -57,8 +63,14 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		return reconcile.Result{}, err
 	}
 	if !pool.DeletionTimestamp.IsZero() {
-		r.Stores.Close(req.NamespacedName)
-		return reconcile.Result{}, nil
+		return r.finalize(ctx, pool)
+	}
+	if !controllerutil.ContainsFinalizer(pool, PoolFinalizer) {
+		patch := client.MergeFrom(pool.DeepCopy())
+		controllerutil.AddFinalizer(pool, PoolFinalizer)
+		if err := r.Client.Patch(ctx, pool, patch); err != nil {
+			return reconcile.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
 	}
 	if err := r.Client.Apply(ctx, desiredDeployment(pool, r.PodDefaults), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("apply deployment: %w", err)
@@ -70,6 +82,7 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	before := pool.Status.DeepCopy()
 	setDeploymentStatus(pool, dep)
 	r.setStoreStatus(ctx, pool)
+	setReady(pool)
 	pool.Status.ObservedGeneration = pool.Generation
 	if !equality.Semantic.DeepEqual(before, &pool.Status) {
 		if err := r.Client.Status().Update(ctx, pool); err != nil {
@@ -80,6 +93,23 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		}
 	}
 	return reconcile.Result{RequeueAfter: r.StatusInterval}, nil
+}
+
+// setReady sums up Available and StoreReachable, so that `kubectl wait
+// --for=condition=Ready workerpool/x` waits for a pool that can run work.
+func setReady(pool *v1.WorkerPool) {
+	ready := metav1.Condition{Type: CondReady, Status: metav1.ConditionTrue, Reason: "Ready",
+		Message: "workers are available and the store is reachable", ObservedGeneration: pool.Generation}
+	for _, typ := range []string{CondAvailable, CondStoreReachable} {
+		if c := meta.FindStatusCondition(pool.Status.Conditions, typ); c == nil || c.Status != metav1.ConditionTrue {
+			ready.Status, ready.Reason = metav1.ConditionFalse, typ+"False"
+			if c != nil {
+				ready.Reason, ready.Message = c.Reason, c.Message
+			}
+			break
+		}
+	}
+	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 }
 
 // setDeploymentStatus copies replica counts and availability from the Deployment.
@@ -151,9 +181,17 @@ func (r *WorkerPoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("workerpool").
-		// Generation changes only: the reconciler's own status writes must not
-		// wake it (queue depths change constantly); StatusInterval refreshes them.
-		For(&v1.WorkerPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Generation changes and deletions only: the reconciler's own status
+		// writes must not wake it (queue depths change constantly);
+		// StatusInterval refreshes them.
+		For(&v1.WorkerPool{}, builder.WithPredicates(specOrDeletionChanged())).
 		Owns(&appsv1.Deployment{}).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfSecret)).
+		// A deleted Orchestration may be the last one a deleting pool waits for.
+		Watches(&v1.Orchestration{}, handler.EnqueueRequestsFromMapFunc(poolOfOrchestration),
+			builder.WithPredicates(predicate.Funcs{
+				CreateFunc: func(event.CreateEvent) bool { return false },
+				UpdateFunc: func(event.UpdateEvent) bool { return false },
+			})).
 		Complete(r)
 }

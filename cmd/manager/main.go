@@ -106,6 +106,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  newScheme(),
+		Cache:                   controllers.CacheOptions(),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,

@@ -48,9 +48,13 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			return err
 		}
 		for k, suffix := range channelSuffix {
-			if n.Channel == p.channel(suffix) {
-				p.signal(channelKind(k)).Notify()
+			if n.Channel != p.channel(suffix) {
+				continue
 			}
+			if channelKind(k) == statusChannel {
+				p.feed.publish(parseStatusPayload(n.Payload))
+			}
+			p.signal(channelKind(k)).Notify()
 		}
 	}
 }

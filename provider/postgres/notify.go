@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -28,6 +29,9 @@ var channelSuffix = [channelKinds]string{"orch", "worker", "status"}
 type notifier struct {
 	pending [channelKinds]atomic.Bool
 	kick    chan struct{}
+
+	mu      sync.Mutex
+	changed map[string]struct{} // instances whose status changed, for the status payload
 }
 
 func newNotifier() *notifier { return &notifier{kick: make(chan struct{}, 1)} }
@@ -44,6 +48,31 @@ func (p *Provider) announce(kinds ...channelKind) {
 	}
 }
 
+// announceStatus wakes local watchers and queues a status NOTIFY naming the
+// instance.
+func (p *Provider) announceStatus(instance string) {
+	if instance != "" {
+		p.notifier.mu.Lock()
+		if p.notifier.changed == nil {
+			p.notifier.changed = map[string]struct{}{}
+		}
+		p.notifier.changed[instance] = struct{}{}
+		p.notifier.mu.Unlock()
+	}
+	p.announce(statusChannel)
+}
+
+func (n *notifier) takeChanged() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ids := make([]string, 0, len(n.changed))
+	for id := range n.changed {
+		ids = append(ids, id)
+	}
+	clear(n.changed)
+	return ids
+}
+
 // notifyLoop sends queued NOTIFYs until the provider closes. A failed NOTIFY
 // is not retried: other processes' poll fallback covers it.
 func (p *Provider) notifyLoop() {
@@ -54,17 +83,28 @@ func (p *Provider) notifyLoop() {
 		case <-p.closed:
 			return
 		}
-		var channels []string
+		var channels, payloads []string
 		for k := range channelKinds {
-			if p.notifier.pending[k].Swap(false) {
-				channels = append(channels, p.channel(channelSuffix[k]))
+			if !p.notifier.pending[k].Swap(false) {
+				continue
+			}
+			if k != statusChannel {
+				channels, payloads = append(channels, p.channel(channelSuffix[k])), append(payloads, "")
+				continue
+			}
+			ids := statusPayloads(p.notifier.takeChanged())
+			if len(ids) == 0 {
+				ids = []string{""}
+			}
+			for _, payload := range ids {
+				channels, payloads = append(channels, p.channel(channelSuffix[k])), append(payloads, payload)
 			}
 		}
 		if len(channels) == 0 {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = p.pool.Exec(ctx, `SELECT pg_notify(c, '') FROM unnest($1::TEXT[]) AS c`, channels)
+		_, _ = p.pool.Exec(ctx, `SELECT pg_notify(c, m) FROM unnest($1::TEXT[], $2::TEXT[]) AS u(c, m)`, channels, payloads)
 		cancel()
 	}
 }

@@ -153,14 +153,19 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	}
 	a := ackArgs(enc)
 	var statusChanged, orchestratorPending bool
-	err = p.pool.QueryRow(ctx, `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
+	var instance *string
+	// The lock row names the instance: the statement's snapshot still sees
+	// it after the function deleted it.
+	err = p.pool.QueryRow(ctx, `SELECT a.status_changed, a.orchestrator_pending,
+		(SELECT l.instance_id FROM instance_locks l WHERE l.lock_token = $1)
+		FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) AS a`,
 		lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs).Scan(&statusChanged, &orchestratorPending)
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs).Scan(&statusChanged, &orchestratorPending, &instance)
 	if err != nil {
 		return classify(op, "", err)
 	}
@@ -171,7 +176,7 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 		p.announce(workerChannel)
 	}
 	if statusChanged {
-		p.announce(statusChannel)
+		p.announceStatus(deref(instance))
 	}
 	return nil
 }

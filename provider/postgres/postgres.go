@@ -75,6 +75,7 @@ type Provider struct {
 	statusChanged    *wake.Signal
 
 	notifier     *notifier
+	feed         statusFeed
 	notifierDone chan struct{}
 	listenerDone chan struct{}
 	closeOnce    sync.Once

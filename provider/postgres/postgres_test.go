@@ -24,6 +24,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "IdleWorkerWokenByNotify", Run: idleWorkerWokenByNotify},
 		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
 		{Name: "WatchDeliversChangesHeldBackByAnotherTransaction", Run: watchPastLongTransaction},
+		{Name: "WatchNotHeldBackByUnrelatedTransaction", Run: watchNotHeldBackByUnrelatedTransaction},
 		{Name: "FetchNeverSkipsAnEarlierMessageAnotherTransactionHolds", Run: fetchTakesAGapFreePrefix},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},

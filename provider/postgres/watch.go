@@ -8,8 +8,10 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
-// Watch implements provider.Provider. Every status change stamps the instance
-// row with its transaction ID. The watcher keeps a watermark at the oldest
+// Watch implements provider.Provider. A status change is reported as soon as
+// its NOTIFY names the instance (status_feed.go). As a safety net for
+// announcements that never came, every status change also stamps the
+// instance row with its transaction ID. The watcher keeps a watermark at the oldest
 // transaction still running (the snapshot's xmin) and reads the rows stamped
 // between its last watermark and the current one: those transactions have all
 // finished, so a change whose transaction commits late is read late, not lost.
@@ -29,12 +31,17 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 		return nil, classify(op, "", err)
 	}
 	out := make(chan provider.StatusChange, 64)
-	go p.watchLoop(ctx, start, watermark, out)
+	sub := p.feed.subscribe()
+	go p.watchLoop(ctx, start, watermark, sub, out)
 	return out, nil
 }
 
-func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64, out chan<- provider.StatusChange) {
+func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64, sub *statusSub, out chan<- provider.StatusChange) {
 	defer close(out)
+	defer p.feed.unsubscribe(sub)
+	// reported holds the seq last reported from an announcement, so the
+	// scan does not report the same change again when it gets there.
+	reported := map[string]int64{}
 	// target is the xmax of the first read after a wake-up: every change
 	// announced so far was made by a transaction below it. Until the watermark
 	// passes it (transactions elsewhere in the cluster may hold xmin back), the
@@ -44,9 +51,31 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 	retry := retryMin
 	for {
 		woken := p.statusChanged.C()
+		if ids := sub.take(); len(ids) > 0 {
+			announced, err := p.announcedChanges(ctx, start, ids)
+			if err != nil {
+				sub.putBack(ids)
+			}
+			for _, c := range announced {
+				if reported[c.Instance] >= c.Seq {
+					continue
+				}
+				reported[c.Instance] = c.Seq
+				if !wake.Send(ctx, out, c, p.closed) {
+					return
+				}
+			}
+		}
 		changes, xmin, xmax, err := p.changesSince(ctx, start, watermark)
 		if err == nil { // on error the same window is read again next time
 			for _, c := range changes {
+				if seq, ok := reported[c.Instance]; ok && seq >= c.Seq {
+					if seq == c.Seq {
+						delete(reported, c.Instance) // the scan caught up
+					}
+					continue // reported when announced
+				}
+				delete(reported, c.Instance)
 				if !wake.Send(ctx, out, c, p.closed) {
 					return
 				}
@@ -77,6 +106,33 @@ const (
 	retryMin = 5 * time.Millisecond
 	retryMax = 200 * time.Millisecond
 )
+
+// announcedChanges reads the current state of announced instances, leaving
+// out changes the start snapshot saw.
+func (p *Provider) announcedChanges(ctx context.Context, start string, ids []string) ([]provider.StatusChange, error) {
+	rows, err := p.pool.Query(ctx, `
+		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
+		FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id = ANY($1) AND i.status_seq > 0
+		  AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
+		ORDER BY i.status_seq`, ids, start)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var changes []provider.StatusChange
+	for rows.Next() {
+		var c provider.StatusChange
+		var status string
+		if err := rows.Scan(&c.Instance, &c.ExecutionID, &status, &c.CustomStatusVersion, &c.Seq); err != nil {
+			return nil, err
+		}
+		c.Status = provider.ExecutionStatus(status)
+		changes = append(changes, c)
+	}
+	return changes, rows.Err()
+}
 
 // changesSince reads the changes made by transactions in [watermark, xmin)
 // that the start snapshot did not see. It returns them with the current
