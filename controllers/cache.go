@@ -38,8 +38,12 @@ func CacheOptions() cache.Options {
 	}
 }
 
-// slimOrchestration replaces spec.input by its digest and drops what the
-// reconciler never reads.
+// keepInputBytes: a smaller input stays in the cache, sparing its start a
+// read from the API server; a larger one is replaced by its digest.
+const keepInputBytes = 1024
+
+// slimOrchestration replaces a large spec.input by its digest and drops what
+// the reconciler never reads.
 func slimOrchestration(obj any) (any, error) {
 	o, ok := obj.(*v1.Orchestration)
 	if !ok {
@@ -48,7 +52,7 @@ func slimOrchestration(obj any) (any, error) {
 	o.ManagedFields = nil
 	ann := o.Annotations
 	delete(ann, lastApplied)
-	if o.Spec.Input != nil {
+	if o.Spec.Input != nil && len(o.Spec.Input.Raw) > keepInputBytes {
 		if ann == nil {
 			ann = map[string]string{}
 		}

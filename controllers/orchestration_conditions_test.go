@@ -16,14 +16,14 @@ func TestMissingPoolThenPoolAppears(t *testing.T) {
 	o := &v1.Orchestration{ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: ns},
 		Spec: v1.OrchestrationSpec{WorkerPool: "pool", Orchestration: "Hello", Input: js("late pool")}}
 	create(t, o)
-	got := waitFor(t, key(o), "PoolNotFound", conditionIs("Ready", metav1.ConditionFalse, "PoolNotFound"))
-	if got.Status.Phase != v1.PhasePending || !strings.Contains(conditionMessage(got, "Ready"), `WorkerPool "pool" not found`) {
+	got := waitFor(t, key(o), "PoolNotFound", conditionIs("StoreReachable", metav1.ConditionFalse, "PoolNotFound"))
+	if got.Status.Phase != v1.PhasePending || !strings.Contains(conditionMessage(got, "StoreReachable"), `WorkerPool "pool" not found`) {
 		t.Errorf("status %s", describe(got))
 	}
 	wantEvent(t, o, "PoolNotFound")
 	newPoolIn(t, ns)
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
-	if done.Status.Output != `"Hello, late pool!"` || !conditionIs("Ready", metav1.ConditionTrue, "StoreReachable")(done) {
+	if done.Status.Output != `"Hello, late pool!"` || !conditionIs("StoreReachable", metav1.ConditionTrue, "Connected")(done) {
 		t.Errorf("status %s", describe(done))
 	}
 }
@@ -50,8 +50,8 @@ func TestStoreProblemsAreConditions(t *testing.T) {
 			o := &v1.Orchestration{ObjectMeta: metav1.ObjectMeta{Name: "o", Namespace: ns},
 				Spec: v1.OrchestrationSpec{WorkerPool: "pool", Orchestration: "Hello"}}
 			create(t, o)
-			got := waitFor(t, key(o), c.reason, conditionIs("Ready", metav1.ConditionFalse, c.reason))
-			if msg := conditionMessage(got, "Ready"); strings.Contains(msg, "s3cret") {
+			got := waitFor(t, key(o), c.reason, conditionIs("StoreReachable", metav1.ConditionFalse, c.reason))
+			if msg := conditionMessage(got, "StoreReachable"); strings.Contains(msg, "s3cret") {
 				t.Errorf("condition leaks the password: %s", msg)
 			}
 			if got.Status.InstanceID != "" {

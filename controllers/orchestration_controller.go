@@ -101,9 +101,6 @@ func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orches
 			return reconcile.Result{}, uerr
 		}
 		if !raced {
-			if lerr := r.syncPhaseLabel(ctx, o); lerr != nil {
-				return reconcile.Result{}, lerr
-			}
 			return result, err
 		}
 		if attempt > 0 {
@@ -241,27 +238,6 @@ func (r *OrchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orches
 	}
 	r.recordPhaseChange(o, before.Phase)
 	return false, nil
-}
-
-// LabelPhase mirrors status.phase as a label, so that `kubectl get orch -l
-// duroxide.io/phase=Failed` (and label selectors anywhere) find objects by phase.
-const LabelPhase = "duroxide.io/phase"
-
-// syncPhaseLabel sets the phase label when the phase moved.
-func (r *OrchestrationReconciler) syncPhaseLabel(ctx context.Context, o *v1.Orchestration) error {
-	phase := string(o.Status.Phase)
-	if phase == "" || o.Labels[LabelPhase] == phase || !o.DeletionTimestamp.IsZero() {
-		return nil
-	}
-	patch := client.MergeFrom(o.DeepCopy())
-	if o.Labels == nil {
-		o.Labels = map[string]string{}
-	}
-	o.Labels[LabelPhase] = phase
-	if err := r.Client.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set label %s: %w", LabelPhase, err)
-	}
-	return nil
 }
 
 // instanceChanged maps a store's status change to the Orchestrations that

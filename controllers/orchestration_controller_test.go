@@ -43,7 +43,7 @@ func TestSamplesComplete(t *testing.T) {
 		if !conditionIs("Succeeded", metav1.ConditionTrue, "Completed")(o) || !conditionIs("Running", metav1.ConditionFalse, "")(o) {
 			t.Errorf("%s: conditions %+v", d.Name, o.Status.Conditions)
 		}
-		if o.Status.InstanceID != p.ns+"/"+objs[i].Name || o.Status.HistoryEvents < 2 ||
+		if o.Status.InstanceID != p.ns+"/"+objs[i].Name+"/"+string(o.UID) || o.Status.HistoryEvents < 2 ||
 			o.Status.StartTime == nil || o.Status.CompletionTime == nil || o.Status.ObservedGeneration != o.Generation {
 			t.Errorf("%s: status %s", d.Name, describe(o))
 		}
@@ -134,7 +134,7 @@ func TestEventsReachTheInstanceOnce(t *testing.T) {
 		return o.Status.EventsRaised == 3 && strings.Contains(o.Status.CustomStatus, `"received":3`)
 	})
 	// Forget: the next reconcile raises a, b and c again.
-	changeStatus(t, got, func() { got.Status.EventsRaised = 0 })
+	changeStatus(t, got, func() { got.Status.EventsRaised, got.Status.RaisedEvents = 0, nil })
 	change(t, got, func() { got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "d", Data: js("4")}) })
 	done := waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
 	if done.Status.Output != `["1","2","3","4"]` || done.Status.EventsRaised != 4 {
@@ -168,6 +168,9 @@ func TestTerminate(t *testing.T) {
 	}
 	if !conditionIs("Failed", metav1.ConditionTrue, "Terminated")(done) || conditionIs("Terminating", metav1.ConditionTrue, "")(done) {
 		t.Errorf("conditions %+v", done.Status.Conditions)
+	}
+	if msg := conditionMessage(done, "Failed"); msg != "terminated: no longer needed" {
+		t.Errorf("Failed condition message %q, want %q (the prefix once)", msg, "terminated: no longer needed")
 	}
 	wantEvent(t, o, "Terminated")
 }

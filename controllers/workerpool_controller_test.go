@@ -2,12 +2,14 @@ package controllers_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,6 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/controllers"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/runtime"
 )
 
 // A WorkerPool owns a Deployment of its image with the pool's settings; the
@@ -165,24 +170,94 @@ func TestWorkerPoolPodTemplate(t *testing.T) {
 	}
 }
 
-// The operator holds one store client per pool and closes it when the pool goes.
-func TestStoreClosedWhenPoolDeleted(t *testing.T) {
+// Deleting a namespace deletes the pool and its Orchestrations at once. The
+// pool waits (finalizer) until its Orchestrations' deletion policies are
+// applied: the running instance ends Terminated in the store, though no
+// worker is left to run that turn (the operator runs it). Then the pool goes
+// and its store client is closed.
+func TestPoolDeletionWaitsForOrchestrationPolicies(t *testing.T) {
 	p := newPool(t)
-	o := p.orchestration("one", "Hello", "store")
+	o := p.orchestration("held", "Tally", []string{"never"})
 	create(t, o)
-	waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
+	running := waitFor(t, key(o), "Running", phaseIs(v1.PhaseRunning))
 	k := types.NamespacedName{Namespace: p.ns, Name: p.name}
 	if !stores.IsOpen(k) {
 		t.Fatal("no store client open for a pool in use")
 	}
-	if err := k8s.Delete(t.Context(), &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}); err != nil {
+	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
+	if err := k8s.Delete(t.Context(), pool); err != nil {
 		t.Fatal(err)
 	}
+	waiting := eventually(t, k, &v1.WorkerPool{}, "pool waiting for its Orchestrations", func(wp *v1.WorkerPool) bool {
+		c := meta.FindStatusCondition(wp.Status.Conditions, "Ready")
+		return !wp.DeletionTimestamp.IsZero() && c != nil && c.Reason == "Deleting"
+	}, func(wp *v1.WorkerPool) string { return fmt.Sprintf("%+v", wp.Status.Conditions) })
+	if !slices.Contains(waiting.Finalizers, controllers.PoolFinalizer) {
+		t.Fatalf("deleting pool finalizers %v", waiting.Finalizers)
+	}
+	if err := k8s.Delete(t.Context(), running); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, running)
+	if st, err := p.client.Status(t.Context(), running.Status.InstanceID); err != nil || st.Status != runtime.StatusTerminated {
+		t.Fatalf("instance after its pool and object were deleted: %+v, %v; want Terminated", st, err)
+	}
+	waitGone(t, pool)
 	deadline := time.Now().Add(30 * time.Second)
 	for stores.IsOpen(k) {
 		if time.Now().After(deadline) {
 			t.Fatal("store client still open 30s after the pool was deleted")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A pool's Ready condition sums up Available and StoreReachable, so that
+// `kubectl wait --for=condition=Ready workerpool/x` works.
+func TestWorkerPoolReady(t *testing.T) {
+	p := newPool(t)
+	k := types.NamespacedName{Namespace: p.ns, Name: p.name}
+	show := func(wp *v1.WorkerPool) string { return fmt.Sprintf("%+v", wp.Status.Conditions) }
+	eventually(t, k, &v1.WorkerPool{}, "Ready=False while no worker is available", func(wp *v1.WorkerPool) bool {
+		return meta.IsStatusConditionFalse(wp.Status.Conditions, "Ready")
+	}, show)
+	dep := &appsv1.Deployment{}
+	if err := k8s.Get(t.Context(), k, dep); err != nil {
+		t.Fatal(err)
+	}
+	// envtest runs no Deployment controller: report the rollout as one would.
+	dep.Status.Replicas, dep.Status.ReadyReplicas, dep.Status.AvailableReplicas = 1, 1, 1
+	dep.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
+		Reason: "MinimumReplicasAvailable", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+	if err := k8s.Status().Update(t.Context(), dep); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, k, &v1.WorkerPool{}, "Ready=True", func(wp *v1.WorkerPool) bool {
+		return meta.IsStatusConditionTrue(wp.Status.Conditions, "Ready")
+	}, show)
+}
+
+// A Secret created after its pool is picked up at once (the operator watches
+// the Secrets pools name), not at the next retry of a doubling backoff.
+func TestSecretCreatedAfterPool(t *testing.T) {
+	ns := namespace(t)
+	schema := pgtest.RandomSchema()
+	wp := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
+		Spec: v1.WorkerPoolSpec{Image: "w:1", Postgres: v1.PostgresSpec{SecretRef: v1.SecretKeyRef{Name: "late"}, Schema: schema}}}
+	create(t, wp)
+	store := pgtest.OpenSchema(t, schema)
+	t.Cleanup(func() { stores.Close(types.NamespacedName{Namespace: ns, Name: "pool"}) })
+	startWorkers(t, store, workerOptions())
+	o := &v1.Orchestration{ObjectMeta: metav1.ObjectMeta{Name: "o", Namespace: ns},
+		Spec: v1.OrchestrationSpec{WorkerPool: "pool", Orchestration: "Hello", Input: js("secret")}}
+	create(t, o)
+	waitFor(t, key(o), "SecretNotFound", conditionIs("StoreReachable", metav1.ConditionFalse, "SecretNotFound"))
+	// Let the backoff grow (1s, 2s, 4s, 8s: the next try would be ~7s away).
+	time.Sleep(8 * time.Second)
+	createSecret(t, ns, "late", pgURL)
+	created := time.Now()
+	waitFor(t, key(o), "Completed", phaseIs(v1.PhaseCompleted))
+	if took := time.Since(created); took > 4*time.Second {
+		t.Fatalf("the Orchestration completed %v after its Secret appeared; want it picked up at once", took.Round(time.Millisecond))
 	}
 }

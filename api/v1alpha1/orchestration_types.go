@@ -195,6 +195,8 @@ type OrchestrationStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=orch
+// +kubebuilder:selectablefield:JSONPath=`.status.phase`
+// +kubebuilder:selectablefield:JSONPath=`.spec.workerPool`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Orchestration",type=string,JSONPath=`.spec.orchestration`
 // +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.workerPool`
