@@ -17,7 +17,7 @@ import (
 // waited for that transaction to end.
 func watchNotHeldBackByUnrelatedTransaction(t *testing.T, f providertest.Factory) {
 	p := f.NewProvider(t)
-	watcher := peerWithSlowPoll(t, p) // another process on the same schema
+	watcher := peerWithSlowPoll(t, p)  // another process on the same schema
 	time.Sleep(200 * time.Millisecond) // let its listener connect
 	ch, err := watcher.Watch(t.Context())
 	if err != nil {
