@@ -73,8 +73,8 @@ const (
 // sooner than a doubling backoff, so many Orchestrations of an unreachable
 // pool do not each hammer the database.
 type Stores struct {
-	// Secrets reads the pools' Secrets (an uncached reader: the operator only
-	// needs `get` on Secrets, not list/watch on every Secret in the cluster).
+	// Secrets reads the pools' Secrets past the cache: the operator caches
+	// Secrets' metadata only (to notice one appear or change), never their data.
 	Secrets client.Reader
 	Open    OpenFunc
 	// OnChange is called for every status change the store reports.

@@ -112,22 +112,65 @@ done_ok=$(k get orchestrations -l e2e=batch -o jsonpath='{range .items[*]}{.stat
 echo "$done_ok of 200 completed with output 3"
 [ "$done_ok" = 200 ] || fail "only $done_ok of 200 completed correctly"
 
-step "delete under each deletion policy"
-# The instance as the store has it, read with the duroxide CLI (bin/duroxide, built with the images).
+# The instance as the store has it, read with the duroxide CLI (bin/duroxide, built with the images):
+# state INSTANCE [SCHEMA].
 state() {
   local out
-  if out=$(DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples status "default/$1" -o json 2>&1); then
+  if out=$(DUROXIDE_STORE=$pgurl bin/duroxide --schema "${2:-duroxide_samples}" status "$1" -o json 2>&1); then
     printf '%s' "$out" | sed -n 's/^  "status": "\(.*\)",$/\1/p'
   else
     case "$out" in *"not found"*) echo absent ;; *) echo "error: $out" ;; esac
   fi
 }
+
+step "delete an Orchestration, apply its name again with a new input: the new input runs"
+greet() {
+  cat <<EOT | k apply -f - >/dev/null
+apiVersion: duroxide.io/v1alpha1
+kind: Orchestration
+metadata: {name: greet}
+spec: {workerPool: samples, orchestration: Hello, input: $1}
+EOT
+  k wait --for=condition=Succeeded orchestration/greet --timeout=120s >/dev/null
+  k get orchestration greet -o jsonpath='{.status.output} {.status.instanceID}'
+}
+first=$(greet '"first"')
+k delete orchestration greet --timeout=60s >/dev/null
+second=$(greet '"second"')
+echo "first run: $first"
+echo "re-applied: $second"
+case "$second" in '"Hello, second!" '*) ;; *) fail "the re-applied name shows $second, want the new input's output" ;; esac
+[ "${first#* }" != "${second#* }" ] || fail "the re-applied name reused instance ${first#* }"
+k get orchestration greet -o wide
+
+step "delete a namespace: its Terminate-policy Orchestration's instance ends Terminated"
+k create namespace e2e-doomed >/dev/null
+k -n e2e-doomed apply -f config/samples/postgres-secret.yaml >/dev/null
+sed 's/schema: duroxide_samples/schema: duroxide_doomed/; s/name: samples/name: doomed/' config/samples/workerpool.yaml |
+  k -n e2e-doomed apply -f - >/dev/null
+cat <<EOT | k -n e2e-doomed apply -f - >/dev/null
+apiVersion: duroxide.io/v1alpha1
+kind: Orchestration
+metadata: {name: waits}
+spec: {workerPool: doomed, orchestration: Approval, input: {item: waits, timeout: 600000000000}}
+EOT
+k -n e2e-doomed wait --for=condition=Ready workerpool/doomed --timeout=180s >/dev/null
+k -n e2e-doomed wait --for=condition=Running orchestration/waits --timeout=180s >/dev/null
+id=$(k -n e2e-doomed get orchestration waits -o jsonpath='{.status.instanceID}')
+echo "pool Ready, instance $id running; deleting the namespace"
+k delete namespace e2e-doomed --timeout=180s >/dev/null
+s=$(state "$id" duroxide_doomed)
+echo "namespace gone; instance in the store: $s"
+[ "$s" = Terminated ] || fail "namespace deletion left the instance $s, want Terminated"
+
+step "delete under each deletion policy"
 for policy in Terminate Purge Orphan; do
   name=del-$(echo "$policy" | tr '[:upper:]' '[:lower:]')
   approval "$name" "$policy"
+  id=$(k get orchestration "$name" -o jsonpath='{.status.instanceID}')
   k delete orchestration "$name" --timeout=60s >/dev/null
   for _ in $(seq 1 100); do
-    s=$(state "$name")
+    s=$(state "$id")
     case "$policy:$s" in Terminate:Terminated | Purge:absent | Orphan:Running) break ;; esac
     sleep 0.2
   done
