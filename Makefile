@@ -8,7 +8,7 @@ BIN           := bin
 
 
 .PHONY: mod-check vet-samples test-examples test-fast
-.PHONY: all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -64,6 +64,10 @@ demo:
 ## bench: the benchmark scenarios on PostgreSQL (throwaway server) and SQLite; BENCHFLAGS passes flags
 bench:
 	hack/test-postgres.sh run $(GO) run ./cmd/bench $(BENCHFLAGS)
+
+## operator-memory: the operator's RSS with 5,000 Orchestrations of 10 KiB input (manager binary on envtest)
+operator-memory:
+	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test -count=1 -v -timeout 30m ./cmd/manager -run TestOperatorMemory -objects 5000
 
 ## test: vet, formatting check, then every test under the race detector, with a
 ## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours) and

@@ -140,7 +140,7 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	case claimed:
 		// The claim goes to the API server before the start (see claimInstanceID).
-		return reconcile.Result{Requeue: true}, nil
+		return reconcile.Result{RequeueAfter: time.Millisecond}, nil
 	}
 	view, err := readInstance(ctx, store, o.Status.InstanceID, r.Limits.Children)
 	if err != nil {
