@@ -47,20 +47,16 @@ func eventKey(ev v1.OrchestrationEvent) string {
 	return ev.Name
 }
 
-// raisedKeys are the keys of the entries handled so far. Objects written
-// before keys existed only counted them (EventsRaised): their first entries
-// were the ones raised, since entries could then only be appended.
-func raisedKeys(o *v1.Orchestration) map[string]bool {
-	raised := make(map[string]bool, len(o.Status.RaisedEvents))
-	for _, k := range o.Status.RaisedEvents {
-		raised[k] = true
+// adoptCountedEvents records the keys of an object written before keys
+// existed, which only counted its raised entries (EventsRaised): they were
+// its first entries, since entries could then only be appended.
+func adoptCountedEvents(o *v1.Orchestration) {
+	if len(o.Status.RaisedEvents) > 0 {
+		return
 	}
-	if len(o.Status.RaisedEvents) == 0 {
-		for i := 0; i < int(o.Status.EventsRaised) && i < len(o.Spec.Events); i++ {
-			raised[eventKey(o.Spec.Events[i])] = true
-		}
+	for i := 0; i < int(o.Status.EventsRaised) && i < len(o.Spec.Events); i++ {
+		o.Status.RaisedEvents = append(o.Status.RaisedEvents, eventKey(o.Spec.Events[i]))
 	}
-	return raised
 }
 
 // raiseEvents raises every spec.events entry not raised yet, in list order,
@@ -69,7 +65,11 @@ func raisedKeys(o *v1.Orchestration) map[string]bool {
 // makes the operator raise it again. An entry the instance can no longer
 // take is reported (condition EventsDelivered), not retried.
 func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchestration, store *Store) error {
-	raised := raisedKeys(o)
+	adoptCountedEvents(o)
+	raised := make(map[string]bool, len(o.Status.RaisedEvents))
+	for _, k := range o.Status.RaisedEvents {
+		raised[k] = true
+	}
 	var undelivered []string
 	for _, ev := range o.Spec.Events {
 		key := eventKey(ev)
@@ -90,24 +90,22 @@ func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchest
 		raised[key] = true
 		o.Status.RaisedEvents = append(o.Status.RaisedEvents, key)
 	}
-	if len(o.Status.RaisedEvents) == 0 && len(raised) > 0 {
-		for _, ev := range o.Spec.Events { // an object from before keys: record what was counted
-			if raised[eventKey(ev)] {
-				o.Status.RaisedEvents = append(o.Status.RaisedEvents, eventKey(ev))
-			}
-		}
-	}
 	o.Status.EventsRaised = int32(len(o.Status.RaisedEvents))
 	if len(undelivered) > 0 {
-		msg := fmt.Sprintf("not delivered: %s", strings.Join(undelivered, ", "))
 		if c := findCondition(o, CondEventsDelivered); c != nil && c.Status == metav1.ConditionFalse {
-			msg = c.Message + ", " + strings.Join(undelivered, ", ")
+			before := strings.TrimSuffix(strings.TrimPrefix(c.Message, undeliveredPrefix), undeliveredSuffix)
+			undelivered = append([]string{before}, undelivered...)
 		}
 		setCondition(o, CondEventsDelivered, metav1.ConditionFalse, ReasonInstanceFinished,
-			msg+" (the instance had finished or was gone when they were added)")
+			undeliveredPrefix+strings.Join(undelivered, ", ")+undeliveredSuffix)
 	}
 	return nil
 }
+
+const (
+	undeliveredPrefix = "not delivered: "
+	undeliveredSuffix = " (the instance had finished or was gone when they were added)"
+)
 
 func undeliveredWhy(err error) string {
 	if errors.Is(err, provider.ErrNotFound) {

@@ -45,6 +45,13 @@ func TestEventAfterCompletionReported(t *testing.T) {
 		t.Fatalf("condition message %q, status reason %q", msg, got.Status.Reason)
 	}
 	wantEvent(t, o, "EventNotDelivered")
+	change(t, got, func() { got.Spec.Events = append(got.Spec.Events, v1.OrchestrationEvent{Name: "later"}) })
+	both := waitFor(t, key(o), "both keys reported", func(o *v1.Orchestration) bool {
+		return strings.Contains(conditionMessage(o, "EventsDelivered"), "later")
+	})
+	if msg := conditionMessage(both, "EventsDelivered"); !strings.HasPrefix(msg, "not delivered: too-late, later (") || strings.Count(msg, "(") != 1 {
+		t.Fatalf("condition message after two late events: %q", msg)
+	}
 }
 
 // An instance deleted from the store behind the operator's back: the object
