@@ -59,7 +59,7 @@ func TestThousandOrchestrations(t *testing.T) {
 // watchCompletions records when each Orchestration of ns is first seen
 // Completed. A RetryWatcher resumes from the last resource version when the
 // API server drops the watch (it does, under load, with slow clients).
-func watchCompletions(t *testing.T, ns string) <-chan string {
+func watchCompletions(t *testing.T, ns string) <-chan completion {
 	wc, err := client.NewWithWatch(restCfg, client.Options{Scheme: testScheme()})
 	if err != nil {
 		t.Fatalf("watch client: %v", err)
@@ -76,7 +76,7 @@ func watchCompletions(t *testing.T, ns string) <-chan string {
 		t.Fatalf("watch: %v", err)
 	}
 	t.Cleanup(w.Stop)
-	out := make(chan string, manyOrchestrations)
+	out := make(chan completion, manyOrchestrations)
 	go func() {
 		defer close(out)
 		done := map[string]bool{}
@@ -90,13 +90,20 @@ func watchCompletions(t *testing.T, ns string) <-chan string {
 				continue
 			}
 			done[o.Name] = true
-			out <- o.Name
+			out <- completion{o.Name, time.Now()}
 		}
 	}()
 	return out
 }
 
-func waitForCompletions(t *testing.T, seen <-chan string, n int, limit time.Duration) map[string]time.Time {
+// completion is an Orchestration seen Completed, and when the watch saw it
+// (the reader may take it later).
+type completion struct {
+	name string
+	at   time.Time
+}
+
+func waitForCompletions(t *testing.T, seen <-chan completion, n int, limit time.Duration) map[string]time.Time {
 	t.Helper()
 	observed := make(map[string]time.Time, n)
 	timeout := time.After(limit)
@@ -104,11 +111,11 @@ func waitForCompletions(t *testing.T, seen <-chan string, n int, limit time.Dura
 	defer progress.Stop()
 	for len(observed) < n {
 		select {
-		case name, ok := <-seen:
+		case c, ok := <-seen:
 			if !ok {
 				t.Fatalf("watch ended after %d of %d completions", len(observed), n)
 			}
-			observed[name] = time.Now()
+			observed[c.name] = c.at
 		case <-progress.C:
 			t.Logf("%d of %d Orchestrations Completed", len(observed), n)
 		case <-timeout:

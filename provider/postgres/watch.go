@@ -52,7 +52,7 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 	for {
 		woken := p.statusChanged.C()
 		if ids := sub.take(); len(ids) > 0 {
-			announced, err := p.announcedChanges(ctx, start, ids)
+			announced, err := p.announcedChanges(ctx, start, watermark, ids)
 			if err != nil {
 				sub.putBack(ids)
 			}
@@ -108,15 +108,16 @@ const (
 )
 
 // announcedChanges reads the current state of announced instances, leaving
-// out changes the start snapshot saw.
-func (p *Provider) announcedChanges(ctx context.Context, start string, ids []string) ([]provider.StatusChange, error) {
+// out changes the start snapshot saw and changes below the watermark, which
+// the scan has read already (and reported, or left out).
+func (p *Provider) announcedChanges(ctx context.Context, start string, watermark int64, ids []string) ([]provider.StatusChange, error) {
 	rows, err := p.pool.Query(ctx, `
 		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
 		FROM instances i
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ANY($1) AND i.status_seq > 0
+		WHERE i.instance_id = ANY($1) AND i.status_seq > 0 AND i.status_xid >= $3
 		  AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
-		ORDER BY i.status_seq`, ids, start)
+		ORDER BY i.status_seq`, ids, start, watermark)
 	if err != nil {
 		return nil, err
 	}
