@@ -156,16 +156,46 @@ func failure(item provider.WorkItem, d *provider.ErrorDetails) *provider.WorkIte
 	return &provider.WorkItem{Kind: provider.WorkActivityFailed, Instance: item.Instance, ExecutionID: item.ExecutionID, ID: item.ID, Error: d}
 }
 
+// ackActivity reports the activity's outcome. When the store cannot take it
+// (restarting, unreachable), the result is kept and the report retried with
+// backoff, the lease renewed between tries: handing the item back would
+// throw the finished result away, run the activity again and count an
+// attempt toward the poison limit. It gives up only when the lease is lost
+// (another worker owns the item now) or at hard shutdown.
 func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) {
-	err := r.p.AckWorkItem(ctx, lease.LockToken, completion)
-	switch {
-	case err == nil:
-	case errors.Is(err, provider.ErrLockNotHeld):
-		r.opts.Logger.Warn("activity result discarded: lease lost or activity cancelled", "instance", lease.Item.Instance, "error", err)
-	default:
-		r.opts.Logger.Error("report activity result failed; retrying", "instance", lease.Item.Instance, "error", err)
-		if err := r.p.AbandonWorkItem(ctx, lease.LockToken, r.opts.backoff(lease.AttemptCount), false); err != nil {
-			r.opts.Logger.Error("abandon failed; the lease will expire", "instance", lease.Item.Instance, "error", err)
+	log := r.opts.Logger.With("instance", lease.Item.Instance, "activity", lease.Item.Name)
+	renewedAt := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := r.p.AckWorkItem(ctx, lease.LockToken, completion)
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				log.Info("activity result reported", "tries", attempt)
+			}
+			return
+		case errors.Is(err, provider.ErrLockNotHeld):
+			log.Warn("activity result discarded: lease lost or activity cancelled", "error", err)
+			return
+		case attempt == 1:
+			log.Warn("report activity result failed; keeping the result and retrying", "error", err)
+		}
+		if time.Since(renewedAt) >= r.opts.ActivityLockTimeout {
+			log.Error("activity result dropped: its lease expired before the store took it; the activity runs again elsewhere",
+				"tries", attempt, "error", err)
+			return
+		}
+		sleep(r.hardCtx, r.opts.backoff(attempt))
+		if r.hardCtx.Err() != nil {
+			log.Warn("activity result not reported before shutdown; its lease expires and the activity runs again", "error", err)
+			return
+		}
+		_, rerr := r.p.RenewWorkItemLock(ctx, lease.LockToken, r.opts.ActivityLockTimeout)
+		switch {
+		case rerr == nil:
+			renewedAt = time.Now()
+		case errors.Is(rerr, provider.ErrLockNotHeld):
+			log.Warn("activity result discarded: lease lost while the store was unreachable", "error", rerr)
+			return
 		}
 	}
 }
