@@ -17,6 +17,7 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 		if acquireSlots(ctx, slots, 1) == 0 {
 			return
 		}
+		reconnected := r.reconnected()
 		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)
 		if err != nil || lease == nil {
 			<-slots
@@ -25,11 +26,14 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 			}
 			if err != nil {
 				failures++
-				r.opts.Logger.Error("fetch work item failed", "error", err, "class", ErrorInfrastructure)
-				sleep(ctx, r.opts.backoff(failures))
+				r.outage.failed(r.opts.Logger, "fetch work item", err)
+				sleepUntilReconnected(ctx, r.opts.backoff(failures), reconnected)
+				continue
 			}
+			r.outage.succeeded(r.opts.Logger)
 			continue
 		}
+		r.outage.succeeded(r.opts.Logger)
 		failures = 0
 		r.loops.Go(func() {
 			defer func() { <-slots }()

@@ -19,6 +19,7 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 		if n == 0 {
 			return
 		}
+		reconnected := r.reconnected()
 		items, err := r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
 		for range n - len(items) {
 			<-slots
@@ -28,10 +29,11 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 				return
 			}
 			failures++
-			r.opts.Logger.Error("fetch orchestration items failed", "error", err, "class", ErrorInfrastructure)
-			sleep(ctx, r.opts.backoff(failures))
+			r.outage.failed(r.opts.Logger, "fetch orchestration items", err)
+			sleepUntilReconnected(ctx, r.opts.backoff(failures), reconnected)
 			continue
 		}
+		r.outage.succeeded(r.opts.Logger)
 		failures = 0
 		for _, item := range items {
 			// Turns are not cancelled by shutdown: they are short, and

@@ -27,6 +27,17 @@ type Runtime struct {
 
 	ndMu      sync.Mutex
 	ndStreaks map[string]int
+
+	outage outage
+}
+
+// reconnected is closed when the store reports it is reachable again; nil
+// (never closed) for a provider that cannot tell.
+func (r *Runtime) reconnected() <-chan struct{} {
+	if rc, ok := r.p.(provider.Reconnector); ok {
+		return rc.Reconnected()
+	}
+	return nil
 }
 
 // New returns a runtime for the registry's code on provider p.

@@ -14,23 +14,40 @@ import (
 func (p *Provider) listen(ctx context.Context, cfg *pgx.ConnConfig) {
 	defer close(p.listenerDone)
 	backoff := 100 * time.Millisecond
+	var lostAt time.Time
+	connected := func() {
+		backoff = 100 * time.Millisecond
+		if !lostAt.IsZero() {
+			p.opts.Logger.Info("postgres listener reconnected", "schema", p.schema,
+				"outage", time.Since(lostAt).Round(time.Millisecond).String())
+			lostAt = time.Time{}
+		}
+	}
 	for ctx.Err() == nil {
-		err := p.listenOnce(ctx, cfg)
+		err := p.listenOnce(ctx, cfg, connected)
 		if ctx.Err() != nil {
 			return
 		}
-		p.opts.Logger.Warn("postgres listener lost; polling until it reconnects", "schema", p.schema, "error", redact(err))
+		// One line when the connection goes and one when it is back, not one
+		// per reconnection attempt.
+		if lostAt.IsZero() {
+			lostAt = time.Now()
+			p.opts.Logger.Warn("postgres listener lost; polling until it reconnects", "schema", p.schema, "error", redact(err))
+		} else {
+			p.opts.Logger.Debug("postgres listener still down", "schema", p.schema, "error", redact(err))
+		}
 		p.wakeAll()
 		select {
 		case <-time.After(backoff):
 		case <-ctx.Done():
 			return
 		}
-		backoff = min(backoff*2, 5*time.Second)
+		// Short: dispatchers in backoff wait for this reconnection to resume.
+		backoff = min(backoff*2, time.Second)
 	}
 }
 
-func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
+func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connected func()) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -41,7 +58,9 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			return err
 		}
 	}
+	connected()
 	p.wakeAll() // work may have arrived while no one listened
+	p.reconnected.Notify()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -64,3 +83,6 @@ func (p *Provider) wakeAll() {
 	p.workerWork.Notify()
 	p.statusChanged.Notify()
 }
+
+// Reconnected implements provider.Reconnector: the listener connected (again).
+func (p *Provider) Reconnected() <-chan struct{} { return p.reconnected.C() }

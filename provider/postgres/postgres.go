@@ -73,6 +73,7 @@ type Provider struct {
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
 	statusChanged    *wake.Signal
+	reconnected      *wake.Signal
 
 	notifier     *notifier
 	feed         statusFeed
@@ -124,7 +125,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	}
 	p := &Provider{
 		pool: pool, schema: opts.Schema, opts: opts,
-		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(),
+		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(), reconnected: wake.NewSignal(),
 		closed: make(chan struct{}), listenerDone: make(chan struct{}),
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
 	}

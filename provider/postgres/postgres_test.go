@@ -25,6 +25,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
 		{Name: "WatchDeliversChangesHeldBackByAnotherTransaction", Run: watchPastLongTransaction},
 		{Name: "WatchNotHeldBackByUnrelatedTransaction", Run: watchNotHeldBackByUnrelatedTransaction},
+		{Name: "ListenerReconnectReported", Run: listenerReconnectReported},
 		{Name: "FetchNeverSkipsAnEarlierMessageAnotherTransactionHolds", Run: fetchTakesAGapFreePrefix},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
