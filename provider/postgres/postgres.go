@@ -119,6 +119,12 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	if err != nil {
 		return nil, fmt.Errorf("open postgres provider: %w", redact(err))
 	}
+	// Connect before migrating, so that an unreachable server is reported as
+	// such, not as a failed migration.
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres provider: %w", redact(err))
+	}
 	if err := migrate(ctx, pool, opts.Schema, opts.RequireSchema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate schema %s: %w", opts.Schema, redact(err))
@@ -187,6 +193,7 @@ func classify(op, instance string, err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
+	err = redact(err) // a connect error names the user and database
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		cause := errors.New(pgErr.Message)
@@ -225,8 +232,8 @@ func classify(op, instance string, err error) error {
 	return provider.Permanent(op, instance, err)
 }
 
-// redact drops connection details (which may include a password) from
-// connection errors, keeping the cause.
+// redact drops the user and database pgx puts in connection errors, keeping
+// the cause and the server's address (the password never appears).
 func redact(err error) error {
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
