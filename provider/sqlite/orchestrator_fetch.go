@@ -35,6 +35,9 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 	}
 	var items []*provider.OrchestrationItem
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, time.Time, error) {
+		if !p.orchestrationReady(ctx) {
+			return false, p.nextDue(ctx), nil
+		}
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
 		if err != nil || len(items) > 0 {

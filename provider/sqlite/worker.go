@@ -20,6 +20,9 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 	}
 	var lease *provider.WorkItemLease
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, time.Time, error) {
+		if !p.workReady(ctx) {
+			return false, time.Time{}, nil
+		}
 		var err error
 		lease, err = p.lockWorkItem(ctx, op, lockTimeout)
 		return lease != nil, time.Time{}, err
