@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ func expiryCases() []Case {
 		{"RenewExtendsLock", renewExtendsLock},
 		{"RenewAfterExpiryFails", renewAfterExpiryFails},
 		{"AckAfterExpiryFailsAndWritesNothing", ackAfterExpiryFails},
+		{"AckAfterTakeoverSaysSo", ackAfterTakeoverSaysSo},
 		{"RenewAfterAckFails", renewAfterAckFails},
 		{"AbandonAfterAckFails", abandonAfterAckFails},
 		{"WorkItemLockExpires", workItemLockExpires},
@@ -90,6 +92,22 @@ func ackAfterExpiryFails(t *testing.T, f Factory) {
 	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after expiry")
 	e.wantEqual(e.exists("a"), false, "instance created by expired ack")
 	e.wantEqual(len(e.fetch().Messages), 1, "messages kept after expired ack")
+}
+
+// A turn whose lock expired and was taken by another fetch is told that,
+// not that its token is "unknown".
+func ackAfterTakeoverSaysSo(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	stale := e.fetchLock(shortLock)
+	time.Sleep(pastShortLock)
+	taker := e.fetch()
+	err := e.p.AckOrchestrationItem(e.ctx, stale.LockToken, firstTurn(stale))
+	e.wantErr(err, provider.ErrLockNotHeld, "ack after another worker took the instance over")
+	if !strings.Contains(err.Error(), "another worker took the instance over") {
+		t.Fatalf("ack after takeover: %q does not say the lock expired and was taken over", err)
+	}
+	e.ack(taker, firstTurn(taker))
 }
 
 func renewAfterAckFails(t *testing.T, f Factory) {

@@ -62,7 +62,7 @@ func heldInstance(ctx context.Context, tx *sql.Tx, op, token string, now int64) 
 		Scan(&instance, &lockedUntil)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return "", encode.LockNotHeld(op, "", "lock token is unknown or was already released")
+		return "", encode.LockNotHeld(op, "", "the instance lock is no longer held under this token: it expired and another worker took the instance over, or the turn was already acknowledged or abandoned")
 	case err != nil:
 		return "", fmt.Errorf("look up lock: %w", err)
 	case lockedUntil <= now:
