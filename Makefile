@@ -8,7 +8,7 @@ BIN           := bin
 
 
 .PHONY: mod-check vet-samples test-examples test-fast
-.PHONY: operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: chaos operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -64,6 +64,15 @@ demo:
 ## bench: the benchmark scenarios on PostgreSQL (throwaway server) and SQLite; BENCHFLAGS passes flags
 bench:
 	hack/test-postgres.sh run $(GO) run ./cmd/bench $(BENCHFLAGS)
+
+## chaos: orchestrations on worker processes killed (SIGKILL) every 1-3 s and one PostgreSQL
+## crash-restart, then every instance, history and queue checked; PostgreSQL, then SQLite
+CHAOS_ORCHESTRATIONS ?= 2000
+CHAOS_DURATION ?= 30s
+chaos:
+	$(GO) build -o $(BIN)/chaos ./cmd/chaos
+	hack/test-postgres.sh run $(BIN)/chaos --store postgres --orchestrations $(CHAOS_ORCHESTRATIONS) --workers 4 --duration $(CHAOS_DURATION)
+	$(BIN)/chaos --store sqlite --orchestrations $$(( $(CHAOS_ORCHESTRATIONS) / 2 )) --workers 3 --duration $(CHAOS_DURATION)
 
 ## operator-memory: the operator's RSS with 5,000 Orchestrations of 10 KiB input (manager binary on envtest)
 operator-memory:

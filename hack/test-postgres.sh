@@ -58,6 +58,7 @@ start() {
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
         -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c max_connections=400 -c shared_buffers=256MB" >/dev/null; then
       echo "$bin" > "$dir/bin"
+      echo "$port" > "$dir/port"
       if [ "$db" != postgres ]; then
         as_owner "$bin/psql" -q -h "$dir" -p "$port" -U duroxide -d postgres -c "CREATE DATABASE \"$db\"" >/dev/null
       fi
@@ -68,6 +69,16 @@ start() {
   done
   cat "$dir/server.log" >&2
   exit 1
+}
+
+# crash_restart stops the server as a crash would (pg_ctl stop -m immediate:
+# no checkpoint, recovery on start) and starts it again on the same port.
+crash_restart() {
+  local dir=$1 bin
+  bin=$(cat "$dir/bin")
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+    -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/port") -c unix_socket_directories=$dir -c max_connections=400 -c shared_buffers=256MB" >/dev/null
 }
 
 stop() {
@@ -83,7 +94,9 @@ run() {
   trap 'stop "$PG_RUN_DIR"' EXIT
   trap 'exit 130' INT TERM
   DUROXIDE_TEST_POSTGRES_URL=$(start "$PG_RUN_DIR")
-  export DUROXIDE_TEST_POSTGRES_URL
+  # The server is ours: tools may crash-restart it (cmd/chaos).
+  DUROXIDE_TEST_POSTGRES_DIR=$PG_RUN_DIR
+  export DUROXIDE_TEST_POSTGRES_URL DUROXIDE_TEST_POSTGRES_DIR
   log "PostgreSQL $(basename "$(dirname "$(cat "$PG_RUN_DIR/bin")")") running on ${DUROXIDE_TEST_POSTGRES_URL#*@}"
   "$@"
 }
@@ -92,5 +105,6 @@ case "${1:-}" in
   run) shift; run "$@" ;;
   start) start "$2" ;;
   stop) stop "$2" ;;
-  *) echo "usage: $0 run CMD... | start DIR | stop DIR" >&2; exit 2 ;;
+  crash-restart) crash_restart "$2" ;;
+  *) echo "usage: $0 run CMD... | start DIR | stop DIR | crash-restart DIR" >&2; exit 2 ;;
 esac
