@@ -193,6 +193,9 @@ func (r *OrchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestrat
 		}
 		return nil, fmt.Errorf("get WorkerPool %q: %w", o.Spec.WorkerPool, err)
 	}
+	if err := ensurePoolFinalizer(ctx, r.Client, pool); err != nil {
+		return nil, err
+	}
 	return r.Stores.ForPool(ctx, pool)
 }
 

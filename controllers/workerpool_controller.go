@@ -16,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -65,12 +64,8 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if !pool.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, pool)
 	}
-	if !controllerutil.ContainsFinalizer(pool, PoolFinalizer) {
-		patch := client.MergeFrom(pool.DeepCopy())
-		controllerutil.AddFinalizer(pool, PoolFinalizer)
-		if err := r.Client.Patch(ctx, pool, patch); err != nil {
-			return reconcile.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
+	if err := ensurePoolFinalizer(ctx, r.Client, pool); err != nil {
+		return reconcile.Result{}, err
 	}
 	if err := r.Client.Apply(ctx, desiredDeployment(pool, r.PodDefaults), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("apply deployment: %w", err)

@@ -56,6 +56,21 @@ func (r *WorkerPoolReconciler) finalize(ctx context.Context, pool *v1.WorkerPool
 	return reconcile.Result{}, nil
 }
 
+// ensurePoolFinalizer adds the pool's finalizer if its reconciler has not yet:
+// an instance is never started on a pool that could be deleted without
+// waiting for its Orchestrations (a pool deleted right after it was created).
+func ensurePoolFinalizer(ctx context.Context, c client.Client, pool *v1.WorkerPool) error {
+	if controllerutil.ContainsFinalizer(pool, PoolFinalizer) || !pool.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	patch := client.MergeFrom(pool.DeepCopy())
+	controllerutil.AddFinalizer(pool, PoolFinalizer)
+	if err := c.Patch(ctx, pool, patch); err != nil {
+		return fmt.Errorf("add finalizer to WorkerPool %q: %w", pool.Name, err)
+	}
+	return nil
+}
+
 // poolOfOrchestration maps an Orchestration to its pool.
 func poolOfOrchestration(_ context.Context, o client.Object) []reconcile.Request {
 	orch, ok := o.(*v1.Orchestration)
