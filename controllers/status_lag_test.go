@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -54,10 +53,6 @@ func TestStatusLagWithUnrelatedOpenTransaction(t *testing.T) {
 			t.Fatalf("%s: execution info %+v, %v", name, exec, err)
 		}
 		delays = append(delays, at.Sub(exec.CompletedAt))
-		if os.Getenv("LAGDEBUG") != "" {
-			t.Logf("%s created %s started %s completed %s observed %s", name, o.CreationTimestamp.Format("05.000"),
-				exec.StartedAt.Format("05.000"), exec.CompletedAt.Format("05.000"), at.Format("05.000"))
-		}
 	}
 	slices.Sort(delays)
 	p50, p99 := delays[len(delays)/2], delays[len(delays)*99/100]
