@@ -27,7 +27,7 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 			if err != nil {
 				failures++
 				r.outage.failed(r.opts.Logger, "fetch work item", err)
-				sleepUntilReconnected(ctx, r.opts.backoff(failures), reconnected)
+				sleep(ctx, r.opts.backoff(failures), reconnected)
 				continue
 			}
 			r.outage.succeeded(r.opts.Logger)
@@ -188,7 +188,7 @@ func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease
 				"tries", attempt, "error", err)
 			return
 		}
-		sleep(r.hardCtx, r.opts.backoff(attempt))
+		sleep(r.hardCtx, r.opts.backoff(attempt), nil)
 		if r.hardCtx.Err() != nil {
 			log.Warn("activity result not reported before shutdown; its lease expires and the activity runs again", "error", err)
 			return

@@ -30,7 +30,7 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 			}
 			failures++
 			r.outage.failed(r.opts.Logger, "fetch orchestration items", err)
-			sleepUntilReconnected(ctx, r.opts.backoff(failures), reconnected)
+			sleep(ctx, r.opts.backoff(failures), reconnected)
 			continue
 		}
 		r.outage.succeeded(r.opts.Logger)

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,16 +37,4 @@ func (o *outage) succeeded(log *slog.Logger) {
 	}
 	log.Info("store reachable again", "outage", time.Since(o.since).Round(time.Millisecond).String(), "failedFetches", o.failures)
 	o.failures = 0
-}
-
-// sleepUntilReconnected sleeps d, or less when the store reports that it is
-// reachable again (woken is from provider.Reconnector; nil without one).
-func sleepUntilReconnected(ctx context.Context, d time.Duration, woken <-chan struct{}) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-woken:
-	case <-ctx.Done():
-	}
 }

@@ -109,12 +109,14 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	}
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
+// sleep waits d, or less when ctx ends or woken closes (a store's
+// reconnection, from provider.Reconnector; nil never closes).
+func sleep(ctx context.Context, d time.Duration, woken <-chan struct{}) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-woken:
 	case <-ctx.Done():
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -102,7 +103,11 @@ func run(cfg config) (bool, error) {
 		return false, fmt.Errorf("start orchestrations: %w", err)
 	}
 	drainStart := lastFault
-	finished := waitAllFinished(ctx, client, ids)
+	admin, ok := store.(provider.Admin)
+	if !ok {
+		return false, fmt.Errorf("the %s store cannot count instances", cfg.store)
+	}
+	finished := waitAllFinished(ctx, admin, len(ids))
 	drain := time.Since(drainStart)
 	f.stopAll()
 	rep, err := check(context.Background(), cfg, client, store, ids)
@@ -140,21 +145,13 @@ func disrupt(ctx context.Context, f *fleet, cfg config) (int, time.Time) {
 	return restarts, last
 }
 
-// unfinished counts instances not yet finished (a failed read counts all).
-func unfinished(ctx context.Context, client *runtime.Client, ids []string) int {
-	n := 0
-	for _, id := range ids {
-		st, err := client.Status(ctx, id)
-		if err != nil || !st.Finished() {
-			n++
-		}
-	}
-	return n
-}
-
-func waitAllFinished(ctx context.Context, client *runtime.Client, ids []string) bool {
+// waitAllFinished waits until the store counts every instance finished: one
+// count query per poll, not a status read per instance (the run has the
+// store to itself).
+func waitAllFinished(ctx context.Context, admin provider.Admin, n int) bool {
 	for ctx.Err() == nil {
-		if unfinished(ctx, client, ids) == 0 {
+		m, err := admin.GetSystemMetrics(ctx)
+		if err == nil && m.Completed+m.Failed+m.Terminated >= int64(n) {
 			return true
 		}
 		time.Sleep(250 * time.Millisecond)
