@@ -1,10 +1,18 @@
 // Command bench measures the runtime on PostgreSQL and SQLite. Per scenario
 // and provider it prints one line:
 //
-//	RESULT scenario=<name> provider=<postgres|sqlite> n=<instances> wall_s=<x> orch_per_s=<x> act_per_s=<x> mean_ms=<x> p99_ms=<x>
+//	RESULT scenario=<name> provider=<postgres|sqlite> options=<default|tuned> n=<instances> wall_s=<x>
+//	       orch_per_s=<x> act_per_s=<x> mean_ms=<x> p99_ms=<x> tx_per_orch=<x> bench_cpu_s=<x> server_cpu_s=<x>
 //
-// and a progress line on stderr while it runs. `make bench` runs it against a
-// throwaway PostgreSQL; -pg (or DUROXIDE_TEST_POSTGRES_URL) points it at another.
+// (on one line) and a progress line on stderr while it runs. tx_per_orch is
+// the growth of pg_stat_database.xact_commit over the scenario, per instance,
+// everything included (starts, Watch, polls, runtime start); server_cpu_s is
+// the CPU of the PostgreSQL server's processes, readable when the server runs
+// on this machine ("na" otherwise and on SQLite). "default" runs the runtime
+// and provider with zero Options, "tuned" with the flags below.
+//
+// `make bench` runs it against a throwaway PostgreSQL; -pg (or
+// DUROXIDE_TEST_POSTGRES_URL) points it at another.
 package main
 
 import (
@@ -14,19 +22,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/postgres"
-	"github.com/duroxide/duroxide-go/provider/sqlite"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
 type config struct {
 	scenarios, providers []string
+	optionSets           []string
 	pgURL                string
 	hello, chain, timer  int
 	latency              int
@@ -43,6 +49,7 @@ func main() {
 	var c config
 	scenarios := flag.String("scenario", "hello,fanout,chain,timer,latency", "scenarios to run, comma-separated")
 	providers := flag.String("provider", "postgres,sqlite", "providers to run, comma-separated")
+	optionSets := flag.String("options", "default,tuned", "option sets to run, comma-separated: default (zero Options) and tuned (the flags below)")
 	flag.StringVar(&c.pgURL, "pg", os.Getenv("DUROXIDE_TEST_POSTGRES_URL"), "PostgreSQL connection string")
 	flag.IntVar(&c.hello, "hello-n", 1000, "hello: instances started at once")
 	flag.IntVar(&c.chain, "chain-n", 300, "chain: instances started at once")
@@ -70,6 +77,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	c.scenarios, c.providers = strings.Split(*scenarios, ","), strings.Split(*providers, ",")
+	c.optionSets = strings.Split(*optionSets, ",")
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
@@ -78,26 +86,40 @@ func main() {
 }
 
 func run(c config) error {
+	m, err := newMeter(context.Background(), c.pgURL)
+	if err != nil {
+		return err
+	}
 	for _, prov := range c.providers {
-		for _, name := range c.scenarios {
-			sc, ok := scenarios[name]
-			if !ok {
-				return fmt.Errorf("unknown scenario %q", name)
+		for _, opts := range c.optionSets {
+			if opts != "default" && opts != "tuned" {
+				return fmt.Errorf("unknown option set %q (want default or tuned)", opts)
 			}
-			res, err := runOne(c, prov, name, sc)
-			if err != nil {
-				return fmt.Errorf("%s on %s: %w", name, prov, err)
-			}
-			fmt.Printf("RESULT scenario=%s provider=%s n=%d wall_s=%.2f orch_per_s=%.1f act_per_s=%.1f mean_ms=%.2f p99_ms=%.2f\n",
-				name, prov, res.n, res.wall.Seconds(), float64(res.n)/res.wall.Seconds(),
-				float64(res.activities)/res.wall.Seconds(), ms(res.latency.mean()), ms(res.latency.quantile(0.99)))
-			if name == "latency" || name == "timer" {
-				fmt.Printf("DETAIL scenario=%s provider=%s p50_ms=%.2f p90_ms=%.2f max_ms=%.2f\n", name, prov,
-					ms(res.latency.quantile(0.5)), ms(res.latency.quantile(0.9)), ms(res.latency.quantile(1)))
+			for _, name := range c.scenarios {
+				sc, ok := scenarios[name]
+				if !ok {
+					return fmt.Errorf("unknown scenario %q", name)
+				}
+				res, cost, err := runOne(c, m, prov, opts == "tuned", name, sc)
+				if err != nil {
+					return fmt.Errorf("%s on %s (%s options): %w", name, prov, opts, err)
+				}
+				printResult(name, prov, opts, res, cost)
 			}
 		}
 	}
 	return nil
+}
+
+func printResult(name, prov, opts string, res result, cost delta) {
+	fmt.Printf("RESULT scenario=%s provider=%s options=%s n=%d wall_s=%.2f orch_per_s=%.1f act_per_s=%.1f mean_ms=%.2f p99_ms=%.2f %s%s\n",
+		name, prov, opts, res.n, res.wall.Seconds(), float64(res.n)/res.wall.Seconds(),
+		float64(res.activities)/res.wall.Seconds(), ms(res.latency.mean()), ms(res.latency.quantile(0.99)),
+		cost.columns(res.n), res.extra)
+	if name == "latency" || name == "timer" {
+		fmt.Printf("DETAIL scenario=%s provider=%s options=%s p50_ms=%.2f p90_ms=%.2f max_ms=%.2f\n", name, prov, opts,
+			ms(res.latency.quantile(0.5)), ms(res.latency.quantile(0.9)), ms(res.latency.quantile(1)))
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -115,23 +137,56 @@ type store interface {
 	provider.Admin
 }
 
-func runOne(c config, prov, name string, sc scenario) (result, error) {
+// runOne runs one scenario on a new schema (or file). Its cost is counted
+// from after the store's creation to after the store is closed, so that
+// PostgreSQL has flushed every backend's statistics.
+func runOne(c config, m *meter, prov string, tuned bool, name string, sc scenario) (result, delta, error) {
 	ctx := context.Background()
-	st, cleanup, err := openStore(ctx, c, prov)
+	h, err := createStore(ctx, c, prov, tuned)
 	if err != nil {
-		return result{}, err
+		return result{}, delta{}, err
 	}
-	defer cleanup()
+	defer h.remove()
+	// Created, closed and opened again: the creation's migrations are not
+	// counted, the opening's few statements are.
+	if err := h.settle(ctx); err != nil {
+		return result{}, delta{}, err
+	}
+	st, err := h.open(ctx)
+	if err != nil {
+		return result{}, delta{}, err
+	}
+	before, err := m.read(ctx, prov == "postgres")
+	if err != nil {
+		return result{}, delta{}, err
+	}
+	res, err := runOnStore(ctx, c, st, prov, tuned, name, sc)
+	if err != nil {
+		return result{}, delta{}, err
+	}
+	if err := h.settle(ctx); err != nil {
+		return result{}, delta{}, err
+	}
+	after, err := m.read(ctx, prov == "postgres")
+	if err != nil {
+		return result{}, delta{}, err
+	}
+	return res, before.until(after), nil
+}
+
+func runOnStore(ctx context.Context, c config, st store, prov string, tuned bool, name string, sc scenario) (result, error) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if c.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	reg := runtime.NewRegistry()
 	registerBenchCode(reg)
-	rt := runtime.New(st, reg, runtime.Options{
-		OrchestrationConcurrency: c.orchConcurrency, ActivityConcurrency: c.actConcurrency, Logger: logger,
-		PollTimeout: 2 * time.Second,
-	})
+	opts := runtime.Options{Logger: logger}
+	if tuned {
+		opts.OrchestrationConcurrency, opts.ActivityConcurrency = c.orchConcurrency, c.actConcurrency
+		opts.PollTimeout = 2 * time.Second
+	}
+	rt := runtime.New(st, reg, opts)
 	if err := rt.Start(ctx); err != nil {
 		return result{}, err
 	}
@@ -143,30 +198,4 @@ func runOne(c config, prov, name string, sc scenario) (result, error) {
 	defer tr.stop()
 	fmt.Fprintf(os.Stderr, "bench: %s on %s\n", name, prov)
 	return sc(ctx, &env{cfg: c, store: st, client: runtime.NewClient(st), tracker: tr})
-}
-
-func openStore(ctx context.Context, c config, prov string) (store, func(), error) {
-	switch prov {
-	case "postgres":
-		if c.pgURL == "" {
-			return nil, nil, fmt.Errorf("no PostgreSQL: set -pg or DUROXIDE_TEST_POSTGRES_URL (make bench starts one)")
-		}
-		schema := fmt.Sprintf("bench_%d", time.Now().UnixNano())
-		p, err := postgres.Open(ctx, c.pgURL, postgres.Options{Schema: schema, MaxConns: int32(c.pgConns)})
-		if err != nil {
-			return nil, nil, err
-		}
-		return p, func() { _ = p.DropSchema(context.Background()); _ = p.Close() }, nil
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "duroxide-bench-")
-		if err != nil {
-			return nil, nil, err
-		}
-		p, err := sqlite.Open(ctx, filepath.Join(dir, "bench.db"), sqlite.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		return p, func() { _ = p.Close(); _ = os.RemoveAll(dir) }, nil
-	}
-	return nil, nil, fmt.Errorf("unknown provider %q", prov)
 }

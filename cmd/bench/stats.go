@@ -34,4 +34,5 @@ type result struct {
 	activities int
 	wall       time.Duration
 	latency    samples
+	extra      string // scenario-specific columns, each with a leading space
 }
