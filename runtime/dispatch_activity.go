@@ -10,17 +10,18 @@ import (
 )
 
 // activityLoop fetches activities while an execution slot is free and runs
-// each in a goroutine of its own, until ctx ends.
+// each in a goroutine of its own, until ctx ends. A poller holds no slot
+// while it waits: an activity leased with its turn's commit (see ackTurn)
+// may take it.
 func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
 	for {
-		if acquireSlots(ctx, slots, 1) == 0 {
+		if waitForFreeSlots(ctx, slots, 1) == 0 {
 			return
 		}
 		reconnected := r.reconnected()
 		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)
 		if err != nil || lease == nil {
-			<-slots
 			if ctx.Err() != nil {
 				return
 			}
@@ -35,6 +36,7 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 		}
 		r.outage.succeeded(r.opts.Logger)
 		failures = 0
+		slots <- struct{}{}
 		r.loops.Go(func() {
 			defer func() { <-slots }()
 			r.runActivity(lease)
@@ -170,7 +172,7 @@ func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease
 	log := r.opts.Logger.With("instance", lease.Item.Instance, "activity", lease.Item.Name)
 	renewedAt := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := r.p.AckWorkItem(ctx, lease.LockToken, completion)
+		err := r.reportActivity(ctx, lease, completion, attempt == 1)
 		switch {
 		case err == nil:
 			if attempt > 1 {

@@ -11,19 +11,17 @@ import (
 
 // orchestrationLoop fetches ready instances while turn slots are free, as many
 // as there are free slots, and runs each turn in a goroutine of its own,
-// until ctx ends.
+// until ctx ends. A poller holds no slot while it waits for work: a turn
+// continued from an activity's ack (see reportActivity) may take it.
 func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
 	for {
-		n := acquireSlots(ctx, slots, r.opts.OrchestrationBatch)
+		n := waitForFreeSlots(ctx, slots, r.opts.OrchestrationBatch)
 		if n == 0 {
 			return
 		}
 		reconnected := r.reconnected()
 		items, err := r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
-		for range n - len(items) {
-			<-slots
-		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -36,8 +34,10 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 		r.outage.succeeded(r.opts.Logger)
 		failures = 0
 		for _, item := range items {
-			// Turns are not cancelled by shutdown: they are short, and
-			// finishing them saves the next holder a lock timeout.
+			// A fetched item waits for its slot even at shutdown: turns are
+			// not cancelled (they are short, and finishing them saves the
+			// next holder a lock timeout).
+			slots <- struct{}{}
 			r.loops.Go(func() {
 				defer func() { <-slots }()
 				r.runOrchestrationItem(context.WithoutCancel(ctx), item)
@@ -46,24 +46,17 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	}
 }
 
-// acquireSlots waits for one free slot, then takes up to max-1 more that are
-// free right now. It returns how many it took; 0 when ctx ended.
-func acquireSlots(ctx context.Context, slots chan struct{}, max int) int {
+// waitForFreeSlots waits until a slot is free and returns how many are free,
+// at least 1 and at most limit; 0 when ctx ended. It takes none: the caller takes one per item
+// it gets.
+func waitForFreeSlots(ctx context.Context, slots chan struct{}, limit int) int {
 	select {
 	case slots <- struct{}{}:
+		<-slots
 	case <-ctx.Done():
 		return 0
 	}
-	n := 1
-	for n < max {
-		select {
-		case slots <- struct{}{}:
-			n++
-		default:
-			return n
-		}
-	}
-	return n
+	return max(1, min(limit, cap(slots)-len(slots)))
 }
 
 // runOrchestrationItem runs one turn and commits it, or hands the item back.
@@ -162,7 +155,7 @@ func (r *Runtime) ndStreak(instance string, failed bool) int {
 }
 
 func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
-	err := r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+	err := r.ackTurn(ctx, item, ack)
 	switch {
 	case err == nil:
 		r.ndStreak(item.Instance, false)

@@ -24,6 +24,11 @@ type Runtime struct {
 	hardStop     context.CancelFunc
 	hardCtx      context.Context
 	loops        sync.WaitGroup
+	// fetchCtx ends at shutdown; the slots bound running turns and
+	// activities, whichever path (fetch or shortcut) brought them.
+	fetchCtx      context.Context
+	turnSlots     chan struct{}
+	activitySlots chan struct{}
 
 	ndMu      sync.Mutex
 	ndStreaks map[string]int
@@ -55,15 +60,15 @@ func (r *Runtime) Start(ctx context.Context) error {
 	r.started = true
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
-	r.stopFetching = stop
-	turnSlots := make(chan struct{}, r.opts.OrchestrationConcurrency)
+	r.stopFetching, r.fetchCtx = stop, fetchCtx
+	r.turnSlots = make(chan struct{}, r.opts.OrchestrationConcurrency)
 	for range min(r.opts.OrchestrationPollers, r.opts.OrchestrationConcurrency) {
-		r.loops.Go(func() { r.orchestrationLoop(fetchCtx, turnSlots) })
+		r.loops.Go(func() { r.orchestrationLoop(fetchCtx, r.turnSlots) })
 	}
 	if r.opts.ActivityConcurrency > 0 {
-		slots := make(chan struct{}, r.opts.ActivityConcurrency)
+		r.activitySlots = make(chan struct{}, r.opts.ActivityConcurrency)
 		for range min(r.opts.ActivityPollers, r.opts.ActivityConcurrency) {
-			r.loops.Go(func() { r.activityLoop(fetchCtx, slots) })
+			r.loops.Go(func() { r.activityLoop(fetchCtx, r.activitySlots) })
 		}
 	}
 	if w, ok := r.p.(provider.Workers); ok {

@@ -43,6 +43,7 @@ type config struct {
 	actConcurrency       int
 	pgConns              int
 	verbose              bool
+	keep                 bool
 }
 
 func main() {
@@ -62,6 +63,7 @@ func main() {
 	flag.IntVar(&c.actConcurrency, "act-concurrency", 32, "activity dispatcher concurrency")
 	flag.IntVar(&c.pgConns, "pg-conns", 32, "PostgreSQL pool size")
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
+	flag.BoolVar(&c.keep, "keep", false, "keep each scenario's schema or file, to inspect it afterwards")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {

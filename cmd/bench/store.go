@@ -106,6 +106,10 @@ func (h *storeHandle) remove() {
 	if h.current != nil {
 		_ = h.current.Close()
 	}
+	if h.cfg.keep {
+		fmt.Fprintf(os.Stderr, "bench: kept %s%s\n", h.schema, h.dir)
+		return
+	}
 	switch h.prov {
 	case "postgres":
 		ctx := context.Background()

@@ -151,34 +151,65 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
+	res, err := p.sendAck(ctx, lockToken, enc, nil)
+	if err != nil {
+		return classify(op, "", err)
+	}
+	p.announceAck(res, len(enc.WorkerItems) > 0)
+	return nil
+}
+
+// ackResult is what the ack function reports for the notifications sent
+// after commit.
+type ackResult struct {
+	statusChanged, orchestratorPending bool
+	instance                           *string
+}
+
+// ackQuery calls the ack function. The lock row names the instance: the
+// statement's snapshot still sees it after the function deleted it.
+const ackQuery = `SELECT a.status_changed, a.orchestrator_pending,
+	(SELECT l.instance_id FROM instance_locks l WHERE l.lock_token = $1)
+	FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+	$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) AS a`
+
+// sendAck runs the ack and then, in the same implicit transaction (a batch
+// is one), whatever more queues. more reads its own results after the ack's.
+func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, more func(*pgx.Batch) func(pgx.BatchResults) error) (ackResult, error) {
 	a := ackArgs(enc)
-	var statusChanged, orchestratorPending bool
-	var instance *string
-	// The lock row names the instance: the statement's snapshot still sees
-	// it after the function deleted it.
-	err = p.pool.QueryRow(ctx, `SELECT a.status_changed, a.orchestrator_pending,
-		(SELECT l.instance_id FROM instance_locks l WHERE l.lock_token = $1)
-		FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-		$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) AS a`,
-		lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
+	b := &pgx.Batch{}
+	b.Queue(ackQuery, lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs).Scan(&statusChanged, &orchestratorPending, &instance)
-	if err != nil {
-		return classify(op, "", err)
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs)
+	var read func(pgx.BatchResults) error
+	if more != nil {
+		read = more(b)
 	}
-	if orchestratorPending {
+	br := p.pool.SendBatch(ctx, b)
+	var res ackResult
+	err := br.QueryRow().Scan(&res.statusChanged, &res.orchestratorPending, &res.instance)
+	if err == nil && read != nil {
+		err = read(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+func (p *Provider) announceAck(res ackResult, workerItems bool) {
+	if res.orchestratorPending {
 		p.announce(orchestratorChannel)
 	}
-	if len(enc.WorkerItems) > 0 {
+	if workerItems {
 		p.announce(workerChannel)
 	}
-	if statusChanged {
-		p.announceStatus(deref(instance))
+	if res.statusChanged {
+		p.announceStatus(deref(res.instance))
 	}
-	return nil
 }
 
 // ackParams are an ack's parts as the parallel arrays the SQL function takes.

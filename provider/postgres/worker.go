@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,11 +44,7 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 		return nil, err
 	}
 	l.State = provider.ExecutionState(state)
-	l.Item, l.DecodeError = provider.DecodeWorkItem(data)
-	if l.DecodeError != nil {
-		l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
-		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ID}
-	}
+	decodeLease(l, ref, data, id)
 	return l, nil
 }
 

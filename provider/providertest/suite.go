@@ -70,6 +70,7 @@ func Groups() []Group {
 		{"Workers", workerCases()},
 		{"Delivery", deliveryCases()},
 		{"InstanceFetch", instanceFetchCases()},
+		{"Shortcuts", shortcutCases()},
 	}
 }
 

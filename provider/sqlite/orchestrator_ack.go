@@ -13,17 +13,24 @@ import (
 
 // AckOrchestrationItem implements provider.Provider.
 func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+	_, err := p.ackTurn(ctx, lockToken, ack, nil)
+	return err
+}
+
+// ackTurn commits a turn and, in the same transaction, runs lease (which may
+// be nil) on it; it notifies the dispatchers after commit.
+func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease func(tx *sql.Tx, now int64) (leased int, err error)) (leased int, err error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
-		return encode.LockNotHeld(op, "", "empty lock token")
+		return 0, encode.LockNotHeld(op, "", "empty lock token")
 	}
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var statusChanged bool
+	var statusChanged, pending bool
 	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
-		statusChanged = false
+		statusChanged, leased = false, 0
 		now := nowMs()
 		instance, err := heldInstance(ctx, tx, op, lockToken, now)
 		if err != nil {
@@ -38,19 +45,30 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 		if err := deleteTimers(ctx, tx, instance, enc.CancelledTimers); err != nil {
 			return err
 		}
-		return releaseLock(ctx, tx, lockToken)
+		if lease != nil {
+			if leased, err = lease(tx, now); err != nil {
+				return err
+			}
+		}
+		if err := releaseLock(ctx, tx, lockToken); err != nil {
+			return err
+		}
+		pending, err = messagesQueued(ctx, tx, instance, enc)
+		return err
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	p.orchestratorWork.Notify()
-	if len(enc.WorkerItems) > 0 {
+	if pending {
+		p.orchestratorWork.Notify()
+	}
+	if len(enc.WorkerItems) > leased {
 		p.workerWork.Notify()
 	}
 	if statusChanged {
 		p.statusChanged.Notify()
 	}
-	return nil
+	return leased, nil
 }
 
 // heldInstance returns the instance locked under token, or ErrLockNotHeld when
@@ -259,6 +277,21 @@ func visibleAt(item provider.WorkItem, now int64) int64 {
 		return item.FireAt
 	}
 	return now
+}
+
+// messagesQueued reports whether orchestrator dispatchers have something new
+// after the turn: messages it queued, or messages its instance received while
+// it was locked (their enqueue woke dispatchers that found the lock held).
+func messagesQueued(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack) (bool, error) {
+	if len(enc.OrchItems) > 0 {
+		return true, nil
+	}
+	var queued bool
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?)`, instance).Scan(&queued)
+	if err != nil {
+		return false, fmt.Errorf("check queued messages of %q: %w", instance, err)
+	}
+	return queued, nil
 }
 
 func releaseLock(ctx context.Context, tx *sql.Tx, token string) error {

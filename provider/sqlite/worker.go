@@ -92,6 +92,16 @@ func executionState(ctx context.Context, q rowQuerier, instance string, executio
 
 // AckWorkItem implements provider.Provider.
 func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	err := p.ackWork(ctx, lockToken, completion, nil)
+	if err == nil && completion != nil {
+		p.orchestratorWork.Notify()
+	}
+	return err
+}
+
+// ackWork deletes the leased item, queues its completion and runs then (which
+// may be nil) in the same transaction.
+func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *provider.WorkItem, then func(tx *sql.Tx, now int64) error) error {
 	const op = "ack work item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -103,7 +113,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 			return err
 		}
 	}
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
 		now := nowMs()
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, lockToken, now)
 		if err != nil {
@@ -115,12 +125,14 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		if completion == nil {
 			return nil
 		}
-		return insertOrchestratorItem(ctx, tx, *completion, data, now)
+		if err := insertOrchestratorItem(ctx, tx, *completion, data, now); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(tx, now)
+		}
+		return nil
 	})
-	if err == nil && completion != nil {
-		p.orchestratorWork.Notify()
-	}
-	return err
 }
 
 // AbandonWorkItem implements provider.Provider.

@@ -1,0 +1,159 @@
+package providertest
+
+import (
+	"testing"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Eager dispatch (provider.ActivityLeaser) and continuing an orchestration
+// from its activity's ack (provider.ActivityContinuer): the round trips a
+// dispatcher saves must not lose, duplicate or reorder work.
+func shortcutCases() []Case {
+	return []Case{
+		{"AckLeasesChosenActivities", ackLeasesChosenActivities},
+		{"AckLeasingWithStaleTokenLeasesNothing", ackLeasingStaleToken},
+		{"LeasedActivityIsNotFetchedAgain", leasedActivityNotFetched},
+		{"ActivityAckContinuesFreeInstance", activityAckContinuesFreeInstance},
+		{"ActivityAckLeavesLockedInstanceQueued", activityAckLeavesLockedInstance},
+		{"ActivityAckContinuingWithStaleTokenQueuesNothing", activityAckContinuingStaleToken},
+	}
+}
+
+func leaser(e *env) provider.ActivityLeaser {
+	e.t.Helper()
+	l, ok := e.p.(provider.ActivityLeaser)
+	if !ok {
+		e.t.Fatalf("%T does not implement provider.ActivityLeaser", e.p)
+	}
+	return l
+}
+
+func continuer(e *env) provider.ActivityContinuer {
+	e.t.Helper()
+	c, ok := e.p.(provider.ActivityContinuer)
+	if !ok {
+		e.t.Fatalf("%T does not implement provider.ActivityContinuer", e.p)
+	}
+	return c
+}
+
+// scheduleTurn is a's first turn scheduling activities 2, 3 and 4.
+func scheduleTurn(item *provider.OrchestrationItem) provider.OrchestrationAck {
+	ack := firstTurn(item)
+	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2), activityItem("a", 1, 3), activityItem("a", 1, 4)}
+	return ack
+}
+
+func ackLeasesChosenActivities(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{2, 0}, longLock)
+	e.must(err, "ack leasing activities 4 and 2")
+	var ids []int64
+	for _, l := range leases {
+		ids = append(ids, l.Item.ID)
+		e.wantEqual(l.AttemptCount, 1, "a leased activity's attempt")
+		e.wantEqual(l.State, provider.StateRunning, "a leased activity's execution state")
+		e.wantEqual(l.Item.Name, "Act", "a leased activity's name")
+		if l.LockToken == "" {
+			t.Fatal("a lease without a lock token")
+		}
+	}
+	e.wantEqual(ids, []int64{4, 2}, "leased activity IDs, in the order asked")
+	e.wantEqual(len(e.history("a")), 1, "the turn's history is committed")
+	e.wantEqual(e.fetchWork().Item.ID, int64(3), "the activity not leased is fetchable")
+	e.fetchWorkNone()
+	for _, l := range leases {
+		e.must(e.p.AckWorkItem(e.ctx, l.LockToken, completionItem("a", 1, l.Item.ID)), "ack a leased activity")
+	}
+}
+
+func ackLeasingStaleToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, true, nil), "abandon")
+	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
+	e.wantErr(err, provider.ErrLockNotHeld, "ack leasing with a released token")
+	e.wantEqual(len(leases), 0, "leases after a failed ack")
+	e.fetchWorkNone()
+}
+
+func leasedActivityNotFetched(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
+	e.must(err, "ack leasing every activity")
+	e.wantEqual(len(leases), 3, "leases")
+	e.fetchWorkNone()
+	e.must(e.p.AbandonWorkItem(e.ctx, leases[1].LockToken, 0, false), "hand a leased activity back")
+	again := e.fetchWork()
+	e.wantEqual(again.Item.ID, int64(3), "the handed-back activity")
+	e.wantEqual(again.AttemptCount, 2, "its attempt after the lease and the fetch")
+}
+
+// activityAckContinuesFreeInstance: the completion of a's activity comes
+// back as a's next turn, holding only that completion, with a's history.
+func activityAckContinuesFreeInstance(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
+	e.ack(item, ack)
+	e.enqueue(startItem("b"))
+	lease := e.fetchWork()
+	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	e.must(err, "ack the activity, continuing a")
+	if next == nil {
+		t.Fatal("ack continuing a free instance: no item")
+	}
+	e.wantEqual(next.Instance, "a", "continued instance")
+	e.wantEqual(kinds(next.Messages), []provider.WorkItemKind{provider.WorkActivityCompleted}, "its messages")
+	e.wantEqual(len(next.History), 1, "its history")
+	e.wantEqual(next.AttemptCount, 1, "its attempt")
+	e.wantEqual(e.fetch().Instance, "b", "another fetch finds only b")
+	e.fetchNone()
+	e.ack(next, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(next, 1, provider.EventActivityCompleted)}})
+	e.wantEqual(len(e.history("a")), 2, "a's history after the continued turn")
+}
+
+func activityAckLeavesLockedInstance(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
+	e.ack(item, ack)
+	e.enqueue(externalItem("a", "x"))
+	held := e.fetch()
+	lease := e.fetchWork()
+	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	e.must(err, "ack the activity while a is locked")
+	if next != nil {
+		t.Fatalf("ack continuing a locked instance: got an item with token %q, want nil", next.LockToken)
+	}
+	e.ack(held, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(held, 1, provider.EventExternalRaised)}})
+	again := e.fetch()
+	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkActivityCompleted}, "the completion, queued")
+}
+
+func activityAckContinuingStaleToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
+	e.ack(item, ack)
+	lease := e.fetchWork()
+	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "hand the activity back")
+	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	e.wantErr(err, provider.ErrLockNotHeld, "ack continuing with a released lease")
+	if next != nil {
+		t.Fatal("ack continuing with a released lease returned an item")
+	}
+	e.fetchNone()
+}

@@ -1,0 +1,32 @@
+package provider
+
+import (
+	"context"
+	"time"
+)
+
+// ActivityLeaser is implemented by providers that can hand a turn's new
+// activities straight to the process that commits the turn (eager dispatch):
+// the worker items are inserted already leased, so that process runs them
+// without a fetch, and no other worker is woken for them.
+type ActivityLeaser interface {
+	// AckOrchestrationItemLeasing is AckOrchestrationItem that, in the same
+	// transaction, leases the ack's WorkerItems at the positions in lease to
+	// the caller for lockTimeout, as FetchWorkItem would (an attempt counted,
+	// the execution's state reported). It returns their leases in the order
+	// of lease. On error nothing is committed and nothing is leased.
+	AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*WorkItemLease, error)
+}
+
+// ActivityContinuer is implemented by providers that let an activity's
+// completion run its orchestration's next turn in the same process: the
+// activity's ack locks the instance when no one holds it and returns the
+// turn, saving the orchestration fetch and the wake-up of other dispatchers.
+type ActivityContinuer interface {
+	// AckWorkItemContinuing is AckWorkItem with a completion that, in the same
+	// transaction, locks the completion's instance for lockTimeout when no
+	// live lock holds it and returns its turn as FetchInstanceItem does. The
+	// item is nil when the instance is locked elsewhere or its messages are
+	// not ready; the completion is then queued as AckWorkItem queues it.
+	AckWorkItemContinuing(ctx context.Context, lockToken string, completion WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
+}

@@ -1,0 +1,95 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+)
+
+var (
+	_ provider.ActivityLeaser    = (*Provider)(nil)
+	_ provider.ActivityContinuer = (*Provider)(nil)
+)
+
+// AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
+// worker items are leased in the transaction that inserts them.
+func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	const op = "ack orchestration item"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	for _, i := range lease {
+		if i < 0 || i >= len(ack.WorkerItems) {
+			return nil, encode.Invalid(op, "", "lease position %d is not one of the ack's %d worker items", i, len(ack.WorkerItems))
+		}
+	}
+	var leases []*provider.WorkItemLease
+	_, err := p.ackTurn(ctx, lockToken, ack, func(tx *sql.Tx, now int64) (int, error) {
+		leases = leases[:0]
+		for _, i := range lease {
+			l, err := leaseInserted(ctx, tx, ack.WorkerItems[i], now, now+lockTimeout.Milliseconds())
+			if err != nil {
+				return 0, err
+			}
+			if l != nil {
+				leases = append(leases, l)
+			}
+		}
+		return len(leases), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return leases, nil
+}
+
+// leaseInserted leases the worker item this transaction inserted for w. The
+// execution is Running: its turn is being committed.
+func leaseInserted(ctx context.Context, tx *sql.Tx, w provider.WorkItem, now, lockedUntil int64) (*provider.WorkItemLease, error) {
+	l := &provider.WorkItemLease{LockToken: newToken(), State: provider.StateRunning}
+	var id int64
+	var data string
+	err := tx.QueryRowContext(ctx, `
+		UPDATE worker_queue SET lock_token = ?, locked_until = ?, attempt_count = attempt_count + 1
+		WHERE id = (SELECT id FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?
+		            AND lock_token IS NULL ORDER BY id DESC LIMIT 1)
+		RETURNING id, attempt_count, work_item`, l.LockToken, lockedUntil, w.Instance, w.ExecutionID, w.ID).Scan(&id, &l.AttemptCount, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lease activity %d of %q: %w", w.ID, w.Instance, err)
+	}
+	if l.Item, err = provider.DecodeWorkItem(data); err != nil {
+		l.Item = w
+		l.DecodeError = &provider.CorruptDataError{Instance: w.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: err}
+	}
+	return l, nil
+}
+
+// AckWorkItemContinuing implements provider.ActivityContinuer: the activity's
+// ack and the lock of its instance in one write transaction.
+func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "ack work item"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	var item *provider.OrchestrationItem
+	err := p.ackWork(ctx, lockToken, &completion, func(tx *sql.Tx, now int64) error {
+		var err error
+		item, err = lockInstance(ctx, tx, completion.Instance, now, now+lockTimeout.Milliseconds())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if item == nil {
+		p.orchestratorWork.Notify()
+	}
+	return item, nil
+}

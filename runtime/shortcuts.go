@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// tryAcquire takes up to n slots that are free right now and returns how
+// many it took.
+func tryAcquire(slots chan struct{}, n int) int {
+	for i := range n {
+		select {
+		case slots <- struct{}{}:
+		default:
+			return i
+		}
+	}
+	return n
+}
+
+// accepting reports whether this runtime still takes new work: shortcuts
+// stop with the fetch loops at shutdown.
+func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err() == nil }
+
+// ackTurn commits a turn. When the store can lease the turn's activities to
+// this process and activity slots are free, the activities registered here
+// are leased in the same commit and run at once: no fetch, and no other
+// worker woken for them (eager dispatch).
+func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) error {
+	leaser, ok := r.p.(provider.ActivityLeaser)
+	if !ok || len(ack.WorkerItems) == 0 || r.activitySlots == nil || !r.accepting() {
+		return r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+	}
+	runnable := r.runnableHere(ack.WorkerItems)
+	n := tryAcquire(r.activitySlots, len(runnable))
+	if n == 0 {
+		return r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+	}
+	leases, err := leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, runnable[:n], r.opts.ActivityLockTimeout)
+	for range n - len(leases) {
+		<-r.activitySlots
+	}
+	for _, lease := range leases {
+		r.loops.Go(func() {
+			defer func() { <-r.activitySlots }()
+			r.runActivity(lease)
+		})
+	}
+	return err
+}
+
+// runnableHere lists the positions of the activities this process has code
+// for; others are left to the workers that have it.
+func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
+	var at []int
+	for i, w := range items {
+		if w.Kind != provider.WorkActivityExecute {
+			continue
+		}
+		if _, err := r.reg.activity(w.Name); err == nil {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// reportActivity acks an activity. When the store can continue its
+// orchestration in the same commit and a turn slot is free, the next turn
+// comes back with the ack and runs here: no fetch, no wake-up of other
+// dispatchers. Only the first report tries it; retries after a store error
+// ack plainly.
+func (r *Runtime) reportActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
+	c, ok := r.p.(provider.ActivityContinuer)
+	if !ok || !first || completion == nil || !r.accepting() || tryAcquire(r.turnSlots, 1) == 0 {
+		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	}
+	item, err := c.AckWorkItemContinuing(ctx, lease.LockToken, *completion, r.opts.OrchestrationLockTimeout)
+	if item == nil {
+		<-r.turnSlots
+		return err
+	}
+	r.loops.Go(func() {
+		defer func() { <-r.turnSlots }()
+		r.runOrchestrationItem(context.WithoutCancel(ctx), item)
+	})
+	return err
+}

@@ -1,0 +1,93 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// countingStore counts the work its dispatchers fetch; it hides the store's
+// shortcut interfaces, so the runtime takes the plain paths.
+type countingStore struct {
+	testStore
+	turnsFetched, activitiesFetched atomic.Int64
+}
+
+func (s *countingStore) FetchOrchestrationItems(ctx context.Context, max int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+	items, err := s.testStore.FetchOrchestrationItems(ctx, max, lock, poll)
+	s.turnsFetched.Add(int64(len(items)))
+	return items, err
+}
+
+func (s *countingStore) FetchWorkItem(ctx context.Context, lock, poll time.Duration) (*provider.WorkItemLease, error) {
+	lease, err := s.testStore.FetchWorkItem(ctx, lock, poll)
+	if lease != nil {
+		s.activitiesFetched.Add(1)
+	}
+	return lease, err
+}
+
+// shortcutStore is countingStore with the store's shortcuts exposed.
+type shortcutStore struct{ *countingStore }
+
+func (s shortcutStore) AckOrchestrationItemLeasing(ctx context.Context, token string, ack provider.OrchestrationAck, lease []int, lock time.Duration) ([]*provider.WorkItemLease, error) {
+	return s.testStore.(provider.ActivityLeaser).AckOrchestrationItemLeasing(ctx, token, ack, lease, lock)
+}
+
+func (s shortcutStore) AckWorkItemContinuing(ctx context.Context, token string, completion provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
+	return s.testStore.(provider.ActivityContinuer).AckWorkItemContinuing(ctx, token, completion, lock)
+}
+
+// TestShortcutsSaveFetches runs instances of a two-activity orchestration
+// one after another: with the store's shortcuts only each first turn is
+// fetched (activities are leased with the turn that schedules them, and each
+// completion brings the next turn back); without them every turn and every
+// activity is fetched. Outputs are the same.
+func TestShortcutsSaveFetches(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		for _, shortcuts := range []bool{true, false} {
+			t.Run(fmt.Sprintf("shortcuts=%v", shortcuts), func(t *testing.T) {
+				counting := &countingStore{testStore: store}
+				var p provider.Provider = counting
+				if shortcuts {
+					p = shortcutStore{counting}
+				}
+				reg := runtime.NewRegistry()
+				runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) { return n + 1, nil })
+				runtime.RegisterOrchestration(reg, "Twice", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+					n, err := runtime.Await[int](ctx.CallActivity("Add", n))
+					if err != nil {
+						return 0, err
+					}
+					return runtime.Await[int](ctx.CallActivity("Add", n))
+				})
+				startRuntime(t, p, reg, fastOptions())
+				client := runtime.NewClient(store)
+				const n = 10
+				for i := range n {
+					id := fmt.Sprintf("twice-%v-%d", shortcuts, i)
+					if err := client.Start(t.Context(), id, "Twice", i); err != nil {
+						t.Fatal(err)
+					}
+					st := wait(t, client, id)
+					if st.Status != runtime.StatusCompleted || st.Output != fmt.Sprint(i+2) {
+						t.Fatalf("%s: %s %q %v, want Completed %d", id, st.Status, st.Output, st.Failure, i+2)
+					}
+				}
+				turns, activities := counting.turnsFetched.Load(), counting.activitiesFetched.Load()
+				wantTurns, wantActivities := int64(3*n), int64(2*n)
+				if shortcuts {
+					wantTurns, wantActivities = n, 0
+				}
+				if turns != wantTurns || activities != wantActivities {
+					t.Fatalf("fetched %d turns and %d activities for %d instances, want %d and %d", turns, activities, n, wantTurns, wantActivities)
+				}
+			})
+		}
+	})
+}
