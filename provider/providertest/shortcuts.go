@@ -14,6 +14,7 @@ func shortcutCases() []Case {
 		{"AckLeasesChosenActivities", ackLeasesChosenActivities},
 		{"AckLeasingWithStaleTokenLeasesNothing", ackLeasingStaleToken},
 		{"LeasedActivityIsNotFetchedAgain", leasedActivityNotFetched},
+		{"LeaseReportsTheTurnsEnd", leaseReportsTurnsEnd},
 		{"ActivityAckContinuesFreeInstance", activityAckContinuesFreeInstance},
 		{"ActivityAckLeavesLockedInstanceQueued", activityAckLeavesLockedInstance},
 		{"ActivityAckContinuingWithStaleTokenQueuesNothing", activityAckContinuingStaleToken},
@@ -93,6 +94,22 @@ func leasedActivityNotFetched(t *testing.T, f Factory) {
 	again := e.fetchWork()
 	e.wantEqual(again.Item.ID, int64(3), "the handed-back activity")
 	e.wantEqual(again.AttemptCount, 2, "its attempt after the lease and the fetch")
+}
+
+// leaseReportsTurnsEnd: a turn that schedules an activity and completes its
+// orchestration leases the activity with the state a fetch would report, so
+// the worker skips it.
+func leaseReportsTurnsEnd(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := scheduleTurn(item)
+	ack.HistoryDelta = append(ack.HistoryDelta, event(item, 2, provider.EventOrchestrationCompleted))
+	ack.Metadata.Status, ack.Metadata.Output = provider.StatusCompleted, `"done"`
+	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, ack, []int{0}, longLock)
+	e.must(err, "ack completing the orchestration, leasing an activity")
+	e.wantEqual(len(leases), 1, "leases")
+	e.wantEqual(leases[0].State, provider.ExecutionState(provider.StatusCompleted), "the leased activity's execution state")
 }
 
 // activityAckContinuesFreeInstance: the completion of a's activity comes

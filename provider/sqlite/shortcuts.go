@@ -48,10 +48,11 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	return leases, nil
 }
 
-// leaseInserted leases the worker item this transaction inserted for w. The
-// execution is Running: its turn is being committed.
+// leaseInserted leases the worker item this transaction inserted for w and
+// reports its execution's state as a fetch would (a turn may schedule an
+// activity and end its orchestration).
 func leaseInserted(ctx context.Context, tx *sql.Tx, w provider.WorkItem, now, lockedUntil int64) (*provider.WorkItemLease, error) {
-	l := &provider.WorkItemLease{LockToken: newToken(), State: provider.StateRunning}
+	l := &provider.WorkItemLease{LockToken: newToken()}
 	var id int64
 	var data string
 	err := tx.QueryRowContext(ctx, `
@@ -64,6 +65,9 @@ func leaseInserted(ctx context.Context, tx *sql.Tx, w provider.WorkItem, now, lo
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lease activity %d of %q: %w", w.ID, w.Instance, err)
+	}
+	if l.State, err = executionState(ctx, tx, w.Instance, w.ExecutionID); err != nil {
+		return nil, err
 	}
 	if l.Item, err = provider.DecodeWorkItem(data); err != nil {
 		l.Item = w
