@@ -16,14 +16,7 @@ func instanceFetchCases() []Case {
 	}
 }
 
-func instanceFetcher(e *env) provider.InstanceFetcher {
-	e.t.Helper()
-	f, ok := e.p.(provider.InstanceFetcher)
-	if !ok {
-		e.t.Fatalf("%T does not implement provider.InstanceFetcher", e.p)
-	}
-	return f
-}
+func instanceFetcher(e *env) provider.InstanceFetcher { return capability[provider.InstanceFetcher](e) }
 
 func fetchInstanceLocksOnlyIt(t *testing.T, f Factory) {
 	e := newEnv(t, f)

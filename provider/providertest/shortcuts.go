@@ -21,22 +21,29 @@ func shortcutCases() []Case {
 	}
 }
 
-func leaser(e *env) provider.ActivityLeaser {
-	e.t.Helper()
-	l, ok := e.p.(provider.ActivityLeaser)
-	if !ok {
-		e.t.Fatalf("%T does not implement provider.ActivityLeaser", e.p)
-	}
-	return l
-}
+func leaser(e *env) provider.ActivityLeaser { return capability[provider.ActivityLeaser](e) }
 
-func continuer(e *env) provider.ActivityContinuer {
+func continuer(e *env) provider.ActivityContinuer { return capability[provider.ActivityContinuer](e) }
+
+// capability is the store as the optional interface T a case tests.
+func capability[T any](e *env) T {
 	e.t.Helper()
-	c, ok := e.p.(provider.ActivityContinuer)
+	c, ok := e.p.(T)
 	if !ok {
-		e.t.Fatalf("%T does not implement provider.ActivityContinuer", e.p)
+		var want *T
+		e.t.Fatalf("%T does not implement %T", e.p, want)
 	}
 	return c
+}
+
+// startWithActivity runs a's first turn, which schedules activity 2.
+func startWithActivity(e *env) {
+	e.t.Helper()
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
+	e.ack(item, ack)
 }
 
 // scheduleTurn is a's first turn scheduling activities 2, 3 and 4.
@@ -116,11 +123,7 @@ func leaseReportsTurnsEnd(t *testing.T, f Factory) {
 // back as a's next turn, holding only that completion, with a's history.
 func activityAckContinuesFreeInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.enqueue(startItem("a"))
-	item := e.fetch()
-	ack := firstTurn(item)
-	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
-	e.ack(item, ack)
+	startWithActivity(e)
 	e.enqueue(startItem("b"))
 	lease := e.fetchWork()
 	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
@@ -140,11 +143,7 @@ func activityAckContinuesFreeInstance(t *testing.T, f Factory) {
 
 func activityAckLeavesLockedInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.enqueue(startItem("a"))
-	item := e.fetch()
-	ack := firstTurn(item)
-	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
-	e.ack(item, ack)
+	startWithActivity(e)
 	e.enqueue(externalItem("a", "x"))
 	held := e.fetch()
 	lease := e.fetchWork()
@@ -160,11 +159,7 @@ func activityAckLeavesLockedInstance(t *testing.T, f Factory) {
 
 func activityAckContinuingStaleToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.enqueue(startItem("a"))
-	item := e.fetch()
-	ack := firstTurn(item)
-	ack.WorkerItems = []provider.WorkItem{activityItem("a", 1, 2)}
-	e.ack(item, ack)
+	startWithActivity(e)
 	lease := e.fetchWork()
 	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "hand the activity back")
 	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)

@@ -69,10 +69,7 @@ func leaseInserted(ctx context.Context, tx *sql.Tx, w provider.WorkItem, now, lo
 	if l.State, err = executionState(ctx, tx, w.Instance, w.ExecutionID); err != nil {
 		return nil, err
 	}
-	if l.Item, err = provider.DecodeWorkItem(data); err != nil {
-		l.Item = w
-		l.DecodeError = &provider.CorruptDataError{Instance: w.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: err}
-	}
+	decodeLease(l, w.Instance, w.ExecutionID, w.ID, data, id)
 	return l, nil
 }
 

@@ -54,11 +54,7 @@ func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time
 			WHERE id = ? RETURNING attempt_count`, l.LockToken, now+lockTimeout.Milliseconds(), id).Scan(&l.AttemptCount); err != nil {
 			return fmt.Errorf("lock work item %d: %w", id, err)
 		}
-		l.Item, l.DecodeError = provider.DecodeWorkItem(data)
-		if l.DecodeError != nil {
-			l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
-			l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ActivityID}
-		}
+		decodeLease(l, ref.Instance, ref.ExecutionID, ref.ActivityID, data, id)
 		if l.State, err = executionState(ctx, tx, ref.Instance, ref.ExecutionID); err != nil {
 			return err
 		}
@@ -66,6 +62,16 @@ func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time
 		return nil
 	})
 	return lease, err
+}
+
+// decodeLease fills the lease's item from its stored data; an undecodable
+// item keeps its reference and reports why.
+func decodeLease(l *provider.WorkItemLease, instance string, executionID, activityID int64, data string, id int64) {
+	l.Item, l.DecodeError = provider.DecodeWorkItem(data)
+	if l.DecodeError != nil {
+		l.DecodeError = &provider.CorruptDataError{Instance: instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
+		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: instance, ExecutionID: executionID, ID: activityID}
+	}
 }
 
 type rowQuerier interface {
