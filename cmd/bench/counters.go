@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat CPU times; it is 100
@@ -33,14 +35,29 @@ type meter struct {
 	postmaster int // 0 when unknown
 }
 
+// connect opens a connection for the benchmark's own queries. A failure says
+// why without pgx's description of the target (user, database, host), as
+// the provider's errors do.
+func connect(ctx context.Context, pgURL string) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, pgURL)
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		err = ce.Unwrap()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return conn, nil
+}
+
 func newMeter(ctx context.Context, pgURL string) (*meter, error) {
 	m := &meter{pgURL: pgURL}
 	if pgURL == "" {
 		return m, nil
 	}
-	conn, err := pgx.Connect(ctx, pgURL)
+	conn, err := connect(ctx, pgURL)
 	if err != nil {
-		return nil, fmt.Errorf("meter: connect: %w", err)
+		return nil, fmt.Errorf("meter: %w", err)
 	}
 	defer func() { _ = conn.Close(ctx) }()
 	var backend int
@@ -61,9 +78,9 @@ func (m *meter) read(ctx context.Context, withCommits bool) (counters, error) {
 	if m.pgURL == "" || !withCommits {
 		return c, nil
 	}
-	conn, err := pgx.Connect(ctx, m.pgURL)
+	conn, err := connect(ctx, m.pgURL)
 	if err != nil {
-		return c, fmt.Errorf("meter: connect: %w", err)
+		return c, fmt.Errorf("meter: %w", err)
 	}
 	defer func() { _ = conn.Close(ctx) }()
 	err = conn.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.commits)

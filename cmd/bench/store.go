@@ -84,7 +84,7 @@ func (h *storeHandle) settle(ctx context.Context) error {
 	if h.prov != "postgres" {
 		return nil
 	}
-	conn, err := pgx.Connect(ctx, h.cfg.pgURL)
+	conn, err := connect(ctx, h.cfg.pgURL)
 	if err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}
@@ -113,7 +113,7 @@ func (h *storeHandle) remove() {
 	switch h.prov {
 	case "postgres":
 		ctx := context.Background()
-		if conn, err := pgx.Connect(ctx, h.cfg.pgURL); err == nil {
+		if conn, err := connect(ctx, h.cfg.pgURL); err == nil {
 			_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{h.schema}.Sanitize()+" CASCADE")
 			_ = conn.Close(ctx)
 		}
