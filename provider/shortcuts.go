@@ -30,3 +30,17 @@ type ActivityContinuer interface {
 	// not ready; the completion is then queued as AckWorkItem queues it.
 	AckWorkItemContinuing(ctx context.Context, lockToken string, completion WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
 }
+
+// EagerStarter is implemented by providers that let the process starting an
+// instance run its first turn (eager start): the start message is queued and
+// the instance locked for the caller in one transaction, saving the
+// orchestration fetch and the wake-up of other dispatchers.
+type EagerStarter interface {
+	// EnqueueForOrchestratorFetching is EnqueueForOrchestrator without delay
+	// that, in the same transaction, locks the item's instance for
+	// lockTimeout when no live lock holds it and returns its turn as
+	// FetchInstanceItem does. The turn is nil when the instance is locked
+	// elsewhere or its messages are not ready: the item then stays queued for
+	// any dispatcher, and they are woken. On error nothing is queued.
+	EnqueueForOrchestratorFetching(ctx context.Context, item WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
+}

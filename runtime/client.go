@@ -14,6 +14,8 @@ import (
 type Client struct {
 	p provider.Provider
 	a provider.Admin
+	// eager, when set, runs first turns in this runtime (Runtime.Client).
+	eager *Runtime
 }
 
 // NewClient returns a client for p. Management calls (Status, List, Delete,
@@ -74,7 +76,7 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	}
 	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
 		Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner}
-	if err := c.p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+	if err := c.queueStart(ctx, item, len(o.events) == 0); err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
 	for _, ev := range o.events {
@@ -83,6 +85,17 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 		}
 	}
 	return nil
+}
+
+// queueStart queues a start message, eagerly when the client may and the
+// start carries no event (its events must be queued before the first turn).
+func (c *Client) queueStart(ctx context.Context, item provider.WorkItem, mayRunHere bool) error {
+	if c.eager != nil && mayRunHere {
+		if done, err := c.eager.startEagerly(ctx, item); done || err != nil {
+			return err
+		}
+	}
+	return c.p.EnqueueForOrchestrator(ctx, item, 0)
 }
 
 // RaiseOption configures RaiseEvent.

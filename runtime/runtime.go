@@ -89,8 +89,8 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 		r.mu.Unlock()
 		return nil
 	}
-	r.mu.Unlock()
 	r.stopFetching()
+	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() { r.loops.Wait(); close(done) }()
 	drain := time.NewTimer(r.opts.DrainTimeout)

@@ -43,9 +43,14 @@ func (s shortcutStore) AckWorkItemContinuing(ctx context.Context, token string, 
 	return s.testStore.(provider.ActivityContinuer).AckWorkItemContinuing(ctx, token, completion, lock)
 }
 
+func (s shortcutStore) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
+	return s.testStore.(provider.EagerStarter).EnqueueForOrchestratorFetching(ctx, item, lock)
+}
+
 // TestShortcutsSaveFetches runs instances of a two-activity orchestration
-// one after another: with the store's shortcuts only each first turn is
-// fetched (activities are leased with the turn that schedules them, and each
+// one after another, started with the runtime's client: with the store's
+// shortcuts nothing is fetched (the start locks the instance for its first
+// turn, activities are leased with the turn that schedules them, and each
 // completion brings the next turn back); without them every turn and every
 // activity is fetched. Outputs are the same.
 func TestShortcutsSaveFetches(t *testing.T) {
@@ -66,8 +71,7 @@ func TestShortcutsSaveFetches(t *testing.T) {
 					}
 					return runtime.Await[int](ctx.CallActivity("Add", n))
 				})
-				startRuntime(t, p, reg, fastOptions())
-				client := runtime.NewClient(store)
+				client := startRuntime(t, p, reg, fastOptions()).Client()
 				const n = 10
 				for i := range n {
 					id := fmt.Sprintf("twice-%v-%d", shortcuts, i)
@@ -82,12 +86,46 @@ func TestShortcutsSaveFetches(t *testing.T) {
 				turns, activities := counting.turnsFetched.Load(), counting.activitiesFetched.Load()
 				wantTurns, wantActivities := int64(3*n), int64(2*n)
 				if shortcuts {
-					wantTurns, wantActivities = n, 0
+					wantTurns, wantActivities = 0, 0
 				}
 				if turns != wantTurns || activities != wantActivities {
 					t.Fatalf("fetched %d turns and %d activities for %d instances, want %d and %d", turns, activities, n, wantTurns, wantActivities)
 				}
 			})
+		}
+	})
+}
+
+// TestEagerStartFallsBack: the runtime's client queues a start plainly when
+// this runtime has no code for the orchestration, and when the start carries
+// an event; a dispatcher then fetches it.
+func TestEagerStartFallsBack(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		other := runtime.NewRegistry()
+		runtime.RegisterOrchestration(other, "Elsewhere", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return "elsewhere", nil
+		})
+		reg := runtime.NewRegistry()
+		runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return runtime.Await[string](ctx.WaitForEvent("name"))
+		})
+		client := startRuntime(t, shortcutStore{counting}, reg, fastOptions()).Client()
+		if err := client.Start(t.Context(), "greet", "Greet", struct{}{}, runtime.StartWithEvent("name", "ada")); err != nil {
+			t.Fatal(err)
+		}
+		if st := wait(t, client, "greet"); st.Status != runtime.StatusCompleted || st.Output != `"ada"` {
+			t.Fatalf("greet: %s %q %v, want Completed \"ada\"", st.Status, st.Output, st.Failure)
+		}
+		if got := counting.turnsFetched.Load(); got != 1 {
+			t.Fatalf("a start with an event: %d turns fetched, want 1 (queued plainly)", got)
+		}
+		if err := client.Start(t.Context(), "elsewhere", "Elsewhere", struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		startRuntime(t, store, other, fastOptions())
+		if st := wait(t, client, "elsewhere"); st.Status != runtime.StatusCompleted {
+			t.Fatalf("elsewhere: %s %v, want Completed by the runtime that has its code", st.Status, st.Failure)
 		}
 	})
 }

@@ -199,5 +199,5 @@ func runOnStore(ctx context.Context, c config, st store, prov string, tuned bool
 	}
 	defer tr.stop()
 	fmt.Fprintf(os.Stderr, "bench: %s on %s\n", name, prov)
-	return sc(ctx, &env{cfg: c, store: st, client: runtime.NewClient(st), tracker: tr})
+	return sc(ctx, &env{cfg: c, store: st, client: rt.Client(), tracker: tr})
 }

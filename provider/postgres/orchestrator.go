@@ -151,7 +151,7 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
-	res, err := p.sendAck(ctx, lockToken, enc, nil)
+	res, err := p.sendAck(ctx, lockToken, enc, nil, 0)
 	if err != nil {
 		return classify(op, "", err)
 	}
@@ -159,44 +159,35 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	return nil
 }
 
-// ackResult is what the ack function reports for the notifications sent
-// after commit.
+// ackResult is what the ack function reports: for the notifications sent
+// after commit, and the worker items it inserted leased (arrays in the order
+// of the positions asked; a NULL token for an item the turn also cancelled).
 type ackResult struct {
+	instance                           string
 	statusChanged, orchestratorPending bool
-	instance                           *string
+	leaseTokens                        []*string
+	leaseStates                        []*string
 }
 
-// ackQuery calls the ack function. The lock row names the instance: the
-// statement's snapshot still sees it after the function deleted it.
-const ackQuery = `SELECT a.status_changed, a.orchestrator_pending,
-	(SELECT l.instance_id FROM instance_locks l WHERE l.lock_token = $1)
-	FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-	$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) AS a`
+const ackQuery = `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+	$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`
 
-// sendAck runs the ack and then, in the same implicit transaction (a batch
-// is one), whatever more queues. more reads its own results after the ack's.
-func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, more func(*pgx.Batch) func(pgx.BatchResults) error) (ackResult, error) {
+// sendAck runs the ack function, leasing the worker items at the 1-based
+// positions in lease for leaseFor.
+func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) (ackResult, error) {
 	a := ackArgs(enc)
-	b := &pgx.Batch{}
-	b.Queue(ackQuery, lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
+	if lease == nil {
+		lease = []int32{}
+	}
+	var res ackResult
+	err := p.pool.QueryRow(ctx, ackQuery, lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs)
-	var read func(pgx.BatchResults) error
-	if more != nil {
-		read = more(b)
-	}
-	br := p.pool.SendBatch(ctx, b)
-	var res ackResult
-	err := br.QueryRow().Scan(&res.statusChanged, &res.orchestratorPending, &res.instance)
-	if err == nil && read != nil {
-		err = read(br)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs,
+		lease, leaseFor.Milliseconds(),
+	).Scan(&res.instance, &res.statusChanged, &res.orchestratorPending, &res.leaseTokens, nil, &res.leaseStates)
 	return res, err
 }
 
@@ -208,7 +199,7 @@ func (p *Provider) announceAck(res ackResult, workerItems bool) {
 		p.announce(workerChannel)
 	}
 	if res.statusChanged {
-		p.announceStatus(deref(res.instance))
+		p.announceStatus(res.instance)
 	}
 }
 

@@ -14,16 +14,8 @@ import (
 var (
 	_ provider.ActivityLeaser    = (*Provider)(nil)
 	_ provider.ActivityContinuer = (*Provider)(nil)
+	_ provider.EagerStarter      = (*Provider)(nil)
 )
-
-// leaseQuery leases worker items the ack before it inserted, in the same
-// transaction, in the order asked (ord).
-const leaseQuery = `UPDATE worker_queue w SET lock_token = gen_random_uuid()::text,
-	locked_until = now() + $4 * interval '1 millisecond', attempt_count = w.attempt_count + 1
-	FROM unnest($1::TEXT[], $2::BIGINT[], $3::BIGINT[]) WITH ORDINALITY AS u(inst, ex, act, ord)
-	WHERE w.instance_id = u.inst AND w.execution_id = u.ex AND w.activity_id = u.act AND w.lock_token IS NULL
-	RETURNING u.ord, w.lock_token, w.attempt_count, w.instance_id, w.execution_id, w.activity_id, w.work_item,
-	          dx_execution_state(w.instance_id, w.execution_id), w.id`
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack and
 // an UPDATE leasing the items it inserted, in one batch (one transaction).
@@ -35,14 +27,17 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
-	var insts []string
-	var execs, acts []int64
-	for _, i := range lease {
+	positions := make([]int32, len(lease))
+	seen := make(map[int]bool, len(lease))
+	for k, i := range lease {
 		if i < 0 || i >= len(ack.WorkerItems) {
 			return nil, encode.Invalid(op, "", "lease position %d is not one of the ack's %d worker items", i, len(ack.WorkerItems))
 		}
-		w := ack.WorkerItems[i]
-		insts, execs, acts = append(insts, w.Instance), append(execs, w.ExecutionID), append(acts, w.ID)
+		if seen[i] {
+			return nil, encode.Invalid(op, "", "lease position %d is asked for twice", i)
+		}
+		seen[i] = true
+		positions[k] = int32(i + 1)
 	}
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
@@ -51,47 +46,32 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	leases := make([]*provider.WorkItemLease, len(lease))
-	res, err := p.sendAck(ctx, lockToken, enc, func(b *pgx.Batch) func(pgx.BatchResults) error {
-		b.Queue(leaseQuery, insts, execs, acts, lockTimeout.Milliseconds())
-		return func(br pgx.BatchResults) error { return readLeases(br, leases) }
-	})
+	res, err := p.sendAck(ctx, lockToken, enc, positions, lockTimeout)
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
-	got := leases[:0]
-	for _, l := range leases {
-		if l != nil {
-			got = append(got, l)
-		}
-	}
+	got := leasesOf(res, ack, lease)
 	// Workers are woken only for what this process does not run.
 	p.announceAck(res, len(got) < len(enc.WorkerItems))
 	return got, nil
 }
 
-func readLeases(br pgx.BatchResults, leases []*provider.WorkItemLease) error {
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var ord int64
-		l := &provider.WorkItemLease{}
-		var ref provider.WorkItem
-		var data, state string
-		var id int64
-		if err := rows.Scan(&ord, &l.LockToken, &l.AttemptCount, &ref.Instance, &ref.ExecutionID, &ref.ID, &data, &state, &id); err != nil {
-			return err
+// leasesOf turns what the ack reports into leases: the items are the ack's
+// own, inserted with attempt 1.
+func leasesOf(res ackResult, ack provider.OrchestrationAck, lease []int) []*provider.WorkItemLease {
+	got := make([]*provider.WorkItemLease, 0, len(lease))
+	for k, i := range lease {
+		if k >= len(res.leaseTokens) || k >= len(res.leaseStates) || res.leaseTokens[k] == nil || res.leaseStates[k] == nil {
+			continue
 		}
-		l.State = provider.ExecutionState(state)
-		decodeLease(l, ref, data, id)
-		if ord >= 1 && int(ord) <= len(leases) {
-			leases[ord-1] = l
-		}
+		got = append(got, &provider.WorkItemLease{
+			LockToken:    *res.leaseTokens[k],
+			AttemptCount: 1,
+			Item:         ack.WorkerItems[i],
+			State:        provider.ExecutionState(*res.leaseStates[k]),
+		})
 	}
-	return rows.Err()
+	return got
 }
 
 // decodeLease fills the lease's item from its stored data; an undecodable
@@ -125,18 +105,49 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	b := &pgx.Batch{}
 	b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
 	b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, completion.Instance, lockTimeout.Milliseconds())
+	item, err := p.sendContinuing(ctx, b)
+	if err != nil {
+		return nil, classify(op, completion.Instance, err)
+	}
+	return item, nil
+}
+
+// EnqueueForOrchestratorFetching implements provider.EagerStarter: the
+// enqueue and the fetch of its instance in one batch (one transaction).
+func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "enqueue for orchestrator"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	data, err := encode.EncodeItem(op, item, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return nil, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
+	b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, item.Instance, lockTimeout.Milliseconds())
+	turn, err := p.sendContinuing(ctx, b)
+	if err != nil {
+		return nil, classify(op, item.Instance, err)
+	}
+	return turn, nil
+}
+
+// sendContinuing sends a batch of a write and a fetch of its instance, and
+// wakes the dispatchers when the instance could not be locked here.
+func (p *Provider) sendContinuing(ctx context.Context, b *pgx.Batch) (*provider.OrchestrationItem, error) {
 	br := p.pool.SendBatch(ctx, b)
 	item, err := readContinuation(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, classify(op, completion.Instance, err)
-	}
-	if item == nil {
+	if err == nil && item == nil {
 		p.announce(orchestratorChannel)
 	}
-	return item, nil
+	return item, err
 }
 
 func readContinuation(br pgx.BatchResults) (*provider.OrchestrationItem, error) {

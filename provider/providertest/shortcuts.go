@@ -6,24 +6,31 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// Eager dispatch (provider.ActivityLeaser) and continuing an orchestration
-// from its activity's ack (provider.ActivityContinuer): the round trips a
-// dispatcher saves must not lose, duplicate or reorder work.
+// Eager dispatch (provider.ActivityLeaser), continuing an orchestration from
+// its activity's ack (provider.ActivityContinuer) and eager start
+// (provider.EagerStarter): the round trips a dispatcher saves must not lose,
+// duplicate or reorder work.
 func shortcutCases() []Case {
 	return []Case{
 		{"AckLeasesChosenActivities", ackLeasesChosenActivities},
 		{"AckLeasingWithStaleTokenLeasesNothing", ackLeasingStaleToken},
 		{"LeasedActivityIsNotFetchedAgain", leasedActivityNotFetched},
 		{"LeaseReportsTheTurnsEnd", leaseReportsTurnsEnd},
+		{"AckLeasingSkipsActivityItCancels", ackLeasingSkipsCancelled},
 		{"ActivityAckContinuesFreeInstance", activityAckContinuesFreeInstance},
 		{"ActivityAckLeavesLockedInstanceQueued", activityAckLeavesLockedInstance},
 		{"ActivityAckContinuingWithStaleTokenQueuesNothing", activityAckContinuingStaleToken},
+		{"EagerStartLocksFreeInstance", eagerStartLocksFreeInstance},
+		{"EagerStartLeavesLockedInstanceQueued", eagerStartLeavesLockedInstance},
+		{"EagerStartOfInvalidItemQueuesNothing", eagerStartInvalidItem},
 	}
 }
 
 func leaser(e *env) provider.ActivityLeaser { return capability[provider.ActivityLeaser](e) }
 
 func continuer(e *env) provider.ActivityContinuer { return capability[provider.ActivityContinuer](e) }
+
+func starter(e *env) provider.EagerStarter { return capability[provider.EagerStarter](e) }
 
 // capability is the store as the optional interface T a case tests.
 func capability[T any](e *env) T {
@@ -119,6 +126,25 @@ func leaseReportsTurnsEnd(t *testing.T, f Factory) {
 	e.wantEqual(leases[0].State, provider.ExecutionState(provider.StatusCompleted), "the leased activity's execution state")
 }
 
+// ackLeasingSkipsCancelled: an activity the turn schedules and cancels is
+// neither leased nor left to fetch; the other is leased.
+func ackLeasingSkipsCancelled(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := scheduleTurn(item)
+	ack.CancelledActivities = []provider.ActivityRef{{Instance: "a", ExecutionID: 1, ActivityID: 3}}
+	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, ack, []int{1, 0}, longLock)
+	e.must(err, "ack scheduling 2, 3 and 4, cancelling 3, leasing 3 and 2")
+	var ids []int64
+	for _, l := range leases {
+		ids = append(ids, l.Item.ID)
+	}
+	e.wantEqual(ids, []int64{2}, "leased activity IDs")
+	e.wantEqual(e.fetchWork().Item.ID, int64(4), "the activity neither leased nor cancelled")
+	e.fetchWorkNone()
+}
+
 // activityAckContinuesFreeInstance: the completion of a's activity comes
 // back as a's next turn, holding only that completion, with a's history.
 func activityAckContinuesFreeInstance(t *testing.T, f Factory) {
@@ -167,5 +193,53 @@ func activityAckContinuingStaleToken(t *testing.T, f Factory) {
 	if next != nil {
 		t.Fatal("ack continuing with a released lease returned an item")
 	}
+	e.fetchNone()
+}
+
+// eagerStartLocksFreeInstance: the start comes back as a's first turn,
+// locked, and no fetch finds it again.
+func eagerStartLocksFreeInstance(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("b"))
+	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, startItem("a"), longLock)
+	e.must(err, "start a eagerly")
+	if turn == nil {
+		t.Fatal("eager start of a free instance: no turn")
+	}
+	e.wantEqual(turn.Instance, "a", "the started instance")
+	e.wantEqual(turn.Exists, false, "a exists before its first turn")
+	e.wantEqual(kinds(turn.Messages), []provider.WorkItemKind{provider.WorkStartOrchestration}, "its messages")
+	e.wantEqual(turn.AttemptCount, 1, "its attempt")
+	e.wantEqual(e.fetch().Instance, "b", "another fetch finds only b")
+	e.fetchNone()
+	e.ack(turn, firstTurn(turn))
+	e.wantEqual(len(e.history("a")), 1, "a's history after the eager turn")
+}
+
+func eagerStartLeavesLockedInstance(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	held := e.fetch()
+	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, externalItem("a", "x"), longLock)
+	e.must(err, "queue an event for a while a is locked")
+	if turn != nil {
+		t.Fatalf("eager enqueue for a locked instance: got a turn with token %q, want nil", turn.LockToken)
+	}
+	e.ack(held, firstTurn(held))
+	again := e.fetch()
+	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised}, "the event, queued")
+}
+
+func eagerStartInvalidItem(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	bad := startItem("a")
+	bad.Name = ""
+	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, bad, longLock)
+	e.wantErr(err, provider.ErrInvalidArgument, "eager start without an orchestration name")
+	if turn != nil {
+		t.Fatal("an invalid eager start returned a turn")
+	}
+	_, err = starter(e).EnqueueForOrchestratorFetching(e.ctx, startItem("a"), 0)
+	e.wantErr(err, provider.ErrInvalidArgument, "eager start with no lock timeout")
 	e.fetchNone()
 }

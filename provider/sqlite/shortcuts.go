@@ -14,6 +14,7 @@ import (
 var (
 	_ provider.ActivityLeaser    = (*Provider)(nil)
 	_ provider.ActivityContinuer = (*Provider)(nil)
+	_ provider.EagerStarter      = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
@@ -93,4 +94,33 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 		p.orchestratorWork.Notify()
 	}
 	return item, nil
+}
+
+// EnqueueForOrchestratorFetching implements provider.EagerStarter: the
+// enqueue and the lock of its instance in one write transaction.
+func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "enqueue for orchestrator"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	data, err := encodeEnqueue(op, item, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	var turn *provider.OrchestrationItem
+	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+		now := nowMs()
+		if err := insertOrchestratorItem(ctx, tx, item, data, visibleAt(item, now)); err != nil {
+			return err
+		}
+		turn, err = lockInstance(ctx, tx, item.Instance, now, now+lockTimeout.Milliseconds())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if turn == nil {
+		p.orchestratorWork.Notify()
+	}
+	return turn, nil
 }
