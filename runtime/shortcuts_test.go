@@ -96,36 +96,57 @@ func TestShortcutsSaveFetches(t *testing.T) {
 	})
 }
 
-// TestEagerStartFallsBack: the runtime's client queues a start plainly when
-// this runtime has no code for the orchestration, and when the start carries
-// an event; a dispatcher then fetches it.
+// unfetchedStore is shortcutStore whose dispatchers never fetch a turn:
+// only the shortcuts bring turns.
+type unfetchedStore struct{ shortcutStore }
+
+func (s unfetchedStore) FetchOrchestrationItems(ctx context.Context, _ int, _, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(poll):
+	}
+	return nil, nil
+}
+
+// TestEagerStartFallsBack: the runtime's client runs a first turn here when
+// it can; it queues the start plainly, for any dispatcher to fetch, when
+// this runtime has no code for the orchestration or the start carries an
+// event.
 func TestEagerStartFallsBack(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		other := runtime.NewRegistry()
-		runtime.RegisterOrchestration(other, "Elsewhere", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
-			return "elsewhere", nil
-		})
 		reg := runtime.NewRegistry()
 		runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
-			return runtime.Await[string](ctx.WaitForEvent("name"))
+			return "hi", nil
 		})
-		client := startRuntime(t, shortcutStore{counting}, reg, fastOptions()).Client()
-		if err := client.Start(t.Context(), "greet", "Greet", struct{}{}, runtime.StartWithEvent("name", "ada")); err != nil {
+		client := startRuntime(t, unfetchedStore{shortcutStore{&countingStore{testStore: store}}}, reg, fastOptions()).Client()
+		if err := client.Start(t.Context(), "eager", "Greet", struct{}{}); err != nil {
 			t.Fatal(err)
 		}
-		if st := wait(t, client, "greet"); st.Status != runtime.StatusCompleted || st.Output != `"ada"` {
-			t.Fatalf("greet: %s %q %v, want Completed \"ada\"", st.Status, st.Output, st.Failure)
+		if st := wait(t, client, "eager"); st.Status != runtime.StatusCompleted || st.Output != `"hi"` {
+			t.Fatalf("eager: %s %q %v, want Completed \"hi\" with no turn fetched", st.Status, st.Output, st.Failure)
 		}
-		if got := counting.turnsFetched.Load(); got != 1 {
-			t.Fatalf("a start with an event: %d turns fetched, want 1 (queued plainly)", got)
+		if err := client.Start(t.Context(), "with-event", "Greet", struct{}{}, runtime.StartWithEvent("name", "ada")); err != nil {
+			t.Fatal(err)
 		}
 		if err := client.Start(t.Context(), "elsewhere", "Elsewhere", struct{}{}); err != nil {
 			t.Fatal(err)
 		}
-		startRuntime(t, store, other, fastOptions())
-		if st := wait(t, client, "elsewhere"); st.Status != runtime.StatusCompleted {
-			t.Fatalf("elsewhere: %s %v, want Completed by the runtime that has its code", st.Status, st.Failure)
+		queued := map[string][]provider.WorkItemKind{}
+		for range 2 {
+			item, err := store.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+			if err != nil || item == nil {
+				t.Fatalf("fetch a plainly queued start: %v %v", item, err)
+			}
+			for _, m := range item.Messages {
+				queued[item.Instance] = append(queued[item.Instance], m.Kind)
+			}
+		}
+		want := map[string][]provider.WorkItemKind{
+			"with-event": {provider.WorkStartOrchestration, provider.WorkExternalRaised},
+			"elsewhere":  {provider.WorkStartOrchestration},
+		}
+		if fmt.Sprint(queued) != fmt.Sprint(want) {
+			t.Fatalf("queued for any dispatcher: %v, want %v", queued, want)
 		}
 	})
 }

@@ -32,7 +32,7 @@ func (p *Provider) ListChildren(ctx context.Context, instance string) ([]string,
 // ListExecutions implements provider.Admin.
 func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64, error) {
 	const op = "list executions"
-	rows, err := p.db.QueryContext(ctx, `SELECT execution_id FROM executions WHERE instance_id = ? ORDER BY execution_id`, instance)
+	rows, err := p.stmts.query(ctx, `SELECT execution_id FROM executions WHERE instance_id = ? ORDER BY execution_id`, instance)
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}
@@ -52,7 +52,7 @@ func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64
 }
 
 func (p *Provider) queryStrings(ctx context.Context, op, query string, args ...any) ([]string, error) {
-	rows, err := p.db.QueryContext(ctx, query, args...)
+	rows, err := p.stmts.query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
@@ -77,7 +77,7 @@ func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provid
 	info := provider.InstanceInfo{Instance: instance}
 	var parent, custom, status, output, lastError sql.NullString
 	var created, updated int64
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
 		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output, l.last_error
 		FROM instances i
@@ -111,7 +111,7 @@ func (p *Provider) GetExecutionInfo(ctx context.Context, instance string, execut
 	var output sql.NullString
 	var started int64
 	var completed sql.NullInt64
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT e.status, e.output, e.started_at, e.completed_at,
 		       (SELECT COUNT(*) FROM history h WHERE h.instance_id = e.instance_id AND h.execution_id = e.execution_id)
 		FROM executions e WHERE e.instance_id = ? AND e.execution_id = ?`, instance, executionID).Scan(
@@ -134,7 +134,7 @@ func (p *Provider) GetExecutionInfo(ctx context.Context, instance string, execut
 // GetSystemMetrics implements provider.Admin.
 func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics, error) {
 	var m provider.SystemMetrics
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT
 			(SELECT COUNT(*) FROM instances),
 			COALESCE(SUM(e.status = 'Running' OR e.status = 'ContinuedAsNew'), 0),
@@ -156,7 +156,7 @@ func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics
 func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, error) {
 	var d provider.QueueDepths
 	now := nowMs()
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT
 			(SELECT COUNT(*) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
 			 WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)),
@@ -177,7 +177,7 @@ func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, er
 func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool, error) {
 	const op = "get parent"
 	var parent sql.NullString
-	err := p.db.QueryRowContext(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
+	err := p.stmts.queryRow(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, provider.Permanent(op, instance, provider.ErrNotFound)
 	}

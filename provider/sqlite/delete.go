@@ -21,7 +21,7 @@ func (p *Provider) DeleteInstance(ctx context.Context, instance string, force bo
 func (p *Provider) DeleteInstances(ctx context.Context, instances []string, force bool) (provider.DeleteResult, error) {
 	const op = "delete instances"
 	var total provider.DeleteResult
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		total = provider.DeleteResult{}
 		for _, id := range instances {
 			tree, err := deletableTree(ctx, tx, op, id, force)
@@ -51,7 +51,7 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.Dele
 		return provider.DeleteResult{}, encode.Invalid(op, "", "limit must not be negative, got %d", filter.Limit)
 	}
 	var total provider.DeleteResult
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		total = provider.DeleteResult{}
 		roots, err := bulkDeleteCandidates(ctx, tx, filter)
 		if err != nil {
@@ -81,7 +81,7 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.Dele
 	return total, err
 }
 
-func bulkDeleteCandidates(ctx context.Context, tx *sql.Tx, f provider.DeleteFilter) ([]string, error) {
+func bulkDeleteCandidates(ctx context.Context, tx *txn, f provider.DeleteFilter) ([]string, error) {
 	query := `
 		SELECT i.instance_id FROM instances i
 		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
@@ -118,7 +118,7 @@ func bulkDeleteCandidates(ctx context.Context, tx *sql.Tx, f provider.DeleteFilt
 
 // deletableTree returns the instance and its descendants after checking that
 // the delete is allowed.
-func deletableTree(ctx context.Context, tx *sql.Tx, op, instance string, force bool) ([]string, error) {
+func deletableTree(ctx context.Context, tx *txn, op, instance string, force bool) ([]string, error) {
 	var parent sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -158,7 +158,7 @@ func deletableTree(ctx context.Context, tx *sql.Tx, op, instance string, force b
 	return tree, nil
 }
 
-func runningIn(ctx context.Context, tx *sql.Tx, ids []string) ([]string, error) {
+func runningIn(ctx context.Context, tx *txn, ids []string) ([]string, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, fmt.Errorf("encode instance list: %w", err)
@@ -186,7 +186,7 @@ func runningIn(ctx context.Context, tx *sql.Tx, ids []string) ([]string, error) 
 
 // deleteRows removes every row of the given instances. Removing the lock row
 // too makes an in-flight ack fail with ErrLockNotHeld instead of recreating them.
-func deleteRows(ctx context.Context, tx *sql.Tx, ids []string) (provider.DeleteResult, error) {
+func deleteRows(ctx context.Context, tx *txn, ids []string) (provider.DeleteResult, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return provider.DeleteResult{}, fmt.Errorf("encode instance list: %w", err)

@@ -18,7 +18,7 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.Wor
 	if err != nil {
 		return err
 	}
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		return insertOrchestratorItem(ctx, tx, item, data, max(visibleAt(item, now), now+delay.Milliseconds()))
 	})
@@ -35,7 +35,7 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 	if err != nil {
 		return err
 	}
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		if err := checkReceiver(ctx, tx, op, item.Instance); err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 }
 
 // checkReceiver fails unless instance runs or is being started.
-func checkReceiver(ctx context.Context, tx *sql.Tx, op, instance string) error {
+func checkReceiver(ctx context.Context, tx *txn, op, instance string) error {
 	var status sql.NullString
 	err := tx.QueryRowContext(ctx, `
 		SELECT e.status FROM instances i
@@ -102,7 +102,7 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem,
 	if err != nil {
 		return err
 	}
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		return insertWorkerItem(ctx, tx, item, data, nowMs()+delay.Milliseconds())
 	})
 	if err == nil {
@@ -118,7 +118,7 @@ func encodeEnqueue(op string, item provider.WorkItem, delay time.Duration, worke
 	return encode.EncodeItem(op, item, worker)
 }
 
-func insertOrchestratorItem(ctx context.Context, tx *sql.Tx, item provider.WorkItem, data string, visibleAt int64) error {
+func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at) VALUES (?, ?, ?, ?)`,
 		item.Instance, data, visibleAt, nowMs())
@@ -128,7 +128,7 @@ func insertOrchestratorItem(ctx context.Context, tx *sql.Tx, item provider.WorkI
 	return nil
 }
 
-func insertWorkerItem(ctx context.Context, tx *sql.Tx, item provider.WorkItem, data string, visibleAt int64) error {
+func insertWorkerItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`,

@@ -15,7 +15,7 @@ import (
 func (p *Provider) ReadHistory(ctx context.Context, instance string) ([]provider.Event, error) {
 	const op = "read history"
 	var current int64
-	err := p.db.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+	err := p.stmts.queryRow(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -48,7 +48,7 @@ func (p *Provider) AppendHistory(ctx context.Context, instance string, execution
 	if err != nil {
 		return err
 	}
-	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	return p.writeTx(ctx, op, func(tx *txn) error {
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM executions WHERE instance_id = ? AND execution_id = ?`, instance, executionID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -67,7 +67,7 @@ func (p *Provider) GetCustomStatus(ctx context.Context, instance string, knownVe
 	const op = "get custom status"
 	var version int64
 	var value sql.NullString
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT custom_status_version, CASE WHEN custom_status_version = ? THEN NULL ELSE custom_status END
 		FROM instances WHERE instance_id = ?`, knownVersion, instance).Scan(&version, &value)
 	if errors.Is(err, sql.ErrNoRows) {

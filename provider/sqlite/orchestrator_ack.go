@@ -19,7 +19,7 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 
 // ackTurn commits a turn and, in the same transaction, runs lease (which may
 // be nil) on it; it notifies the dispatchers after commit.
-func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease func(tx *sql.Tx, now int64) (leased int, err error)) (leased int, err error) {
+func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease func(tx *txn, now int64) (leased int, err error)) (leased int, err error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return 0, encode.LockNotHeld(op, "", "empty lock token")
@@ -29,7 +29,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		return 0, err
 	}
 	var statusChanged, pending bool
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		statusChanged, leased = false, 0
 		now := nowMs()
 		instance, err := heldInstance(ctx, tx, op, lockToken, now)
@@ -73,7 +73,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 
 // heldInstance returns the instance locked under token, or ErrLockNotHeld when
 // the token is unknown, released, or its lock has expired.
-func heldInstance(ctx context.Context, tx *sql.Tx, op, token string, now int64) (string, error) {
+func heldInstance(ctx context.Context, tx *txn, op, token string, now int64) (string, error) {
 	var instance string
 	var lockedUntil int64
 	err := tx.QueryRowContext(ctx, `SELECT instance_id, locked_until FROM instance_locks WHERE lock_token = ?`, token).
@@ -91,7 +91,7 @@ func heldInstance(ctx context.Context, tx *sql.Tx, op, token string, now int64) 
 
 // commitTurn writes the instance, execution, history and metadata of a turn.
 // It reports whether the instance's status or custom status changed.
-func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode.Ack, now int64) (bool, error) {
+func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64) (bool, error) {
 	var current int64
 	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
 	exists := err == nil
@@ -144,7 +144,7 @@ func commitTurn(ctx context.Context, tx *sql.Tx, op, instance string, enc encode
 	return false, nil
 }
 
-func createInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
+func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
 	var parent any
 	if enc.Meta.ParentInstance != "" {
 		parent = enc.Meta.ParentInstance
@@ -160,7 +160,7 @@ func createInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode
 	return nil
 }
 
-func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
+func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
 	_, err := tx.ExecContext(ctx, `
 		UPDATE instances SET
 			current_execution_id = MAX(current_execution_id, ?),
@@ -177,7 +177,7 @@ func updateInstance(ctx context.Context, tx *sql.Tx, instance string, enc encode
 
 // appendEvents inserts history rows; an ID the execution already has fails the
 // whole transaction with ErrDuplicateEvent.
-func appendEvents(ctx context.Context, tx *sql.Tx, op, instance string, executionID int64, events []encode.Event, now int64) error {
+func appendEvents(ctx context.Context, tx *txn, op, instance string, executionID int64, events []encode.Event, now int64) error {
 	for _, e := range events {
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
@@ -194,7 +194,7 @@ func appendEvents(ctx context.Context, tx *sql.Tx, op, instance string, executio
 	return nil
 }
 
-func setExecutionStatus(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack, now int64) error {
+func setExecutionStatus(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
 	var completedAt any
 	if enc.Meta.Status.Terminal() {
 		completedAt = now
@@ -209,7 +209,7 @@ func setExecutionStatus(ctx context.Context, tx *sql.Tx, instance string, enc en
 	return nil
 }
 
-func setCustomStatus(ctx context.Context, tx *sql.Tx, instance string, u provider.CustomStatusUpdate) error {
+func setCustomStatus(ctx context.Context, tx *txn, instance string, u provider.CustomStatusUpdate) error {
 	var value any = u.Value
 	if u.Clear {
 		value = nil
@@ -223,7 +223,7 @@ func setCustomStatus(ctx context.Context, tx *sql.Tx, instance string, u provide
 	return nil
 }
 
-func bumpStatusSeq(ctx context.Context, tx *sql.Tx, instance string) error {
+func bumpStatusSeq(ctx context.Context, tx *txn, instance string) error {
 	var seq int64
 	if err := tx.QueryRowContext(ctx, `UPDATE status_seq SET value = value + 1 WHERE id = 1 RETURNING value`).Scan(&seq); err != nil {
 		return fmt.Errorf("next status sequence: %w", err)
@@ -237,7 +237,7 @@ func bumpStatusSeq(ctx context.Context, tx *sql.Tx, instance string) error {
 // enqueueAll writes the turn's new worker and orchestrator messages, then
 // removes cancelled activities, so one scheduled and cancelled in the same turn
 // never runs.
-func enqueueAll(ctx context.Context, tx *sql.Tx, enc encode.Ack, now int64) error {
+func enqueueAll(ctx context.Context, tx *txn, enc encode.Ack, now int64) error {
 	for _, w := range enc.WorkerItems {
 		if err := insertWorkerItem(ctx, tx, w.Item, w.Data, now); err != nil {
 			return err
@@ -259,7 +259,7 @@ func enqueueAll(ctx context.Context, tx *sql.Tx, enc encode.Ack, now int64) erro
 }
 
 // deleteTimers removes the timers the turn cancelled from the instance's queue.
-func deleteTimers(ctx context.Context, tx *sql.Tx, instance string, timers []provider.TimerRef) error {
+func deleteTimers(ctx context.Context, tx *txn, instance string, timers []provider.TimerRef) error {
 	for _, t := range timers {
 		if _, err := tx.ExecContext(ctx, `
 			DELETE FROM orchestrator_queue WHERE instance_id = ? AND json_extract(work_item, '$.kind') = 'TimerFired'
@@ -282,7 +282,7 @@ func visibleAt(item provider.WorkItem, now int64) int64 {
 // messagesQueued reports whether orchestrator dispatchers have something new
 // after the turn: messages it queued, or messages its instance received while
 // it was locked (their enqueue woke dispatchers that found the lock held).
-func messagesQueued(ctx context.Context, tx *sql.Tx, instance string, enc encode.Ack) (bool, error) {
+func messagesQueued(ctx context.Context, tx *txn, instance string, enc encode.Ack) (bool, error) {
 	if len(enc.OrchItems) > 0 {
 		return true, nil
 	}
@@ -294,7 +294,7 @@ func messagesQueued(ctx context.Context, tx *sql.Tx, instance string, enc encode
 	return queued, nil
 }
 
-func releaseLock(ctx context.Context, tx *sql.Tx, token string) error {
+func releaseLock(ctx context.Context, tx *txn, token string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM orchestrator_queue WHERE lock_token = ?`, token); err != nil {
 		return fmt.Errorf("delete processed messages: %w", err)
 	}
@@ -319,7 +319,7 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 	if err != nil {
 		return err
 	}
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		if _, err := heldInstance(ctx, tx, op, lockToken, now); err != nil {
 			return err
@@ -359,7 +359,7 @@ func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken str
 	if extendFor <= 0 {
 		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
-	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		res, err := tx.ExecContext(ctx, `UPDATE instance_locks SET locked_until = ? WHERE lock_token = ? AND locked_until > ?`,
 			now+extendFor.Milliseconds(), lockToken, now)

@@ -52,7 +52,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 // visible; zero when there is none or the store cannot say.
 func (p *Provider) nextDue(ctx context.Context) time.Time {
 	var due sql.NullInt64
-	err := p.db.QueryRowContext(ctx, `SELECT MIN(visible_at) FROM orchestrator_queue WHERE visible_at > ?`, nowMs()).Scan(&due)
+	err := p.stmts.queryRow(ctx, `SELECT MIN(visible_at) FROM orchestrator_queue WHERE visible_at > ?`, nowMs()).Scan(&due)
 	if err != nil || !due.Valid {
 		return time.Time{}
 	}
@@ -61,7 +61,7 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 
 func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]
 		now := nowMs()
 		ids, err := readyInstances(ctx, tx, now, max)
@@ -83,34 +83,39 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, l
 }
 
 // readyInstances lists instances with visible messages and no live lock, in
-// the order of their oldest visible message.
-func readyInstances(ctx context.Context, tx *sql.Tx, now int64, max int) ([]string, error) {
+// the order of their oldest visible message. It walks the queue in id order
+// and stops at max instances (or after a bounded number of messages of the
+// same few instances), rather than grouping the whole backlog.
+func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT q.instance_id
 		FROM orchestrator_queue q
-		LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
-		WHERE q.visible_at <= ? AND (l.instance_id IS NULL OR l.locked_until <= ?)
-		GROUP BY q.instance_id
-		ORDER BY MIN(q.id)
-		LIMIT ?`, now, now, max)
+		WHERE q.visible_at <= ? AND NOT EXISTS (
+			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
+		ORDER BY q.id
+		LIMIT ?`, now, now, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}
 	defer rows.Close()
 	var ids []string
-	for rows.Next() {
+	seen := make(map[string]bool, max)
+	for len(ids) < max && rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			return nil, fmt.Errorf("find ready instances: %w", err)
 		}
-		ids = append(ids, id)
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
 	}
 	return ids, rows.Err()
 }
 
 // lockInstance takes the instance lock, tags the visible messages with the new
 // token and loads the turn. It returns nil when the lock is held by someone else.
-func lockInstance(ctx context.Context, tx *sql.Tx, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
+func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
 	token := newToken()
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
@@ -142,7 +147,7 @@ func lockInstance(ctx context.Context, tx *sql.Tx, instance string, now, lockedU
 	return item, nil
 }
 
-func loadMessages(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+func loadMessages(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT id, work_item, attempt_count FROM orchestrator_queue
 		WHERE lock_token = ? ORDER BY id`, item.LockToken)
@@ -171,7 +176,7 @@ func loadMessages(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationI
 
 // loadInstance fills in the instance's stored metadata or, for an instance whose
 // first turn has not been acked, what its StartOrchestration message says.
-func loadInstance(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+func loadInstance(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
 	var parent, custom sql.NullString
 	var status sql.NullString
 	err := tx.QueryRowContext(ctx, `
@@ -203,7 +208,7 @@ func loadInstance(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationI
 	return nil
 }
 
-func loadTurnHistory(ctx context.Context, tx *sql.Tx, item *provider.OrchestrationItem) error {
+func loadTurnHistory(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
 	if !item.Exists {
 		return nil
 	}
@@ -254,7 +259,7 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 		return nil, err
 	}
 	var item *provider.OrchestrationItem
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		var visible int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?`,

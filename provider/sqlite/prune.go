@@ -17,7 +17,7 @@ func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts pr
 		return provider.PruneResult{}, encode.Invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)
 	}
 	var res provider.PruneResult
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		res = provider.PruneResult{}
 		var current int64
 		err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
@@ -51,7 +51,7 @@ func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts pr
 // pruneCandidates lists executions other than the current one that fall outside
 // KeepLast (newest first, the current one counted) and completed before
 // CompletedBefore, for whichever of the two is set.
-func pruneCandidates(ctx context.Context, tx *sql.Tx, instance string, current int64, opts provider.PruneOptions) ([]int64, error) {
+func pruneCandidates(ctx context.Context, tx *txn, instance string, current int64, opts provider.PruneOptions) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT execution_id, completed_at FROM executions WHERE instance_id = ? ORDER BY execution_id DESC`, instance)
 	if err != nil {

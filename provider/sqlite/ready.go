@@ -15,7 +15,7 @@ import (
 func (p *Provider) orchestrationReady(ctx context.Context) bool {
 	now := nowMs()
 	var ready bool
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT EXISTS (SELECT 1 FROM orchestrator_queue q
 			LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
 			WHERE q.visible_at <= ? AND (l.instance_id IS NULL OR l.locked_until <= ?))`, now, now).Scan(&ready)
@@ -26,7 +26,7 @@ func (p *Provider) orchestrationReady(ctx context.Context) bool {
 func (p *Provider) workReady(ctx context.Context) bool {
 	now := nowMs()
 	var ready bool
-	err := p.db.QueryRowContext(ctx, `
+	err := p.stmts.queryRow(ctx, `
 		SELECT EXISTS (SELECT 1 FROM worker_queue
 			WHERE visible_at <= ? AND (lock_token IS NULL OR locked_until <= ?))`, now, now).Scan(&ready)
 	return err != nil || ready

@@ -30,7 +30,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 		}
 	}
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, lockToken, ack, func(tx *sql.Tx, now int64) (int, error) {
+	_, err := p.ackTurn(ctx, lockToken, ack, func(tx *txn, now int64) (int, error) {
 		leases = leases[:0]
 		for _, i := range lease {
 			l, err := leaseInserted(ctx, tx, ack.WorkerItems[i], now, now+lockTimeout.Milliseconds())
@@ -52,7 +52,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 // leaseInserted leases the worker item this transaction inserted for w and
 // reports its execution's state as a fetch would (a turn may schedule an
 // activity and end its orchestration).
-func leaseInserted(ctx context.Context, tx *sql.Tx, w provider.WorkItem, now, lockedUntil int64) (*provider.WorkItemLease, error) {
+func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, lockedUntil int64) (*provider.WorkItemLease, error) {
 	l := &provider.WorkItemLease{LockToken: newToken()}
 	var id int64
 	var data string
@@ -82,7 +82,7 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 		return nil, err
 	}
 	var item *provider.OrchestrationItem
-	err := p.ackWork(ctx, lockToken, &completion, func(tx *sql.Tx, now int64) error {
+	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
 		var err error
 		item, err = lockInstance(ctx, tx, completion.Instance, now, now+lockTimeout.Milliseconds())
 		return err
@@ -108,7 +108,7 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 		return nil, err
 	}
 	var turn *provider.OrchestrationItem
-	err = p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		if err := insertOrchestratorItem(ctx, tx, item, data, visibleAt(item, now)); err != nil {
 			return err

@@ -57,9 +57,10 @@ func (o Options) withDefaults() Options {
 
 // Provider is a SQLite-backed provider.Provider and provider.Admin.
 type Provider struct {
-	db   *sql.DB
-	opts Options
-	path string
+	db    *sql.DB
+	stmts *statementCache
+	opts  Options
+	path  string
 
 	// writeMu serialises this process's writers so they do not spin on SQLite's
 	// busy handler against each other; other processes are held off by BEGIN IMMEDIATE.
@@ -136,6 +137,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 	}
 	return &Provider{
 		db:               db,
+		stmts:            newStatementCache(db),
 		opts:             opts,
 		path:             path,
 		orchestratorWork: wake.NewSignal(),
@@ -153,6 +155,7 @@ func (p *Provider) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
 		close(p.closed)
+		p.stmts.close()
 		err = p.db.Close()
 	})
 	return err
@@ -175,13 +178,15 @@ const nativeBusyTimeout = 100 * time.Millisecond
 // writeTx runs fn in a BEGIN IMMEDIATE transaction and commits it, or rolls it
 // back when fn fails. While another connection holds the write lock it retries
 // the whole transaction, so fn must not keep state from a previous try.
-func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) error) error {
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	deadline := time.Now().Add(p.opts.BusyTimeout)
+	// Prepared with no connection held, for the next transactions.
+	defer p.stmts.prepareWanted(ctx)
 	for {
 		err := p.tryWriteTx(ctx, op, fn)
 		if !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
@@ -191,12 +196,12 @@ func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *sql.Tx) e
 	}
 }
 
-func (p *Provider) tryWriteTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+func (p *Provider) tryWriteTx(ctx context.Context, op string, fn func(tx *txn) error) error {
 	tx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(op, "", fmt.Errorf("begin: %w", err))
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&txn{Tx: tx, stmts: p.stmts}); err != nil {
 		_ = tx.Rollback()
 		return classify(op, "", err)
 	}

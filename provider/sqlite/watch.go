@@ -18,7 +18,7 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 		return nil, err
 	}
 	var last int64
-	if err := p.db.QueryRowContext(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&last); err != nil {
+	if err := p.stmts.queryRow(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&last); err != nil {
 		return nil, classify(op, "", fmt.Errorf("read status sequence: %w", err))
 	}
 	out := make(chan provider.StatusChange, 64)
@@ -53,7 +53,7 @@ func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provide
 const watchBatch = 1000
 
 func (p *Provider) changesAfter(ctx context.Context, seq int64) ([]provider.StatusChange, error) {
-	rows, err := p.db.QueryContext(ctx, `
+	rows, err := p.stmts.query(ctx, `
 		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
 		FROM instances i
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id

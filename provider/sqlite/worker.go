@@ -32,7 +32,7 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 
 func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
 	var lease *provider.WorkItemLease
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		lease = nil
 		now := nowMs()
 		var id int64
@@ -107,7 +107,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 
 // ackWork deletes the leased item, queues its completion and runs then (which
 // may be nil) in the same transaction.
-func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *provider.WorkItem, then func(tx *sql.Tx, now int64) error) error {
+func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *provider.WorkItem, then func(tx *txn, now int64) error) error {
 	const op = "ack work item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -119,7 +119,7 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 			return err
 		}
 	}
-	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, lockToken, now)
 		if err != nil {
@@ -147,7 +147,7 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		res, err := tx.ExecContext(ctx, `
 			UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = ?,
@@ -174,7 +174,7 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, exte
 		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
 	var state provider.ExecutionState
-	err := p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		var instance string
 		var executionID int64

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -18,7 +17,7 @@ func (p *Provider) Heartbeat(ctx context.Context, w provider.WorkerInfo) error {
 		return provider.Permanent(op, "", err)
 	}
 	now := nowMs()
-	return p.writeTx(ctx, op, func(tx *sql.Tx) error {
+	return p.writeTx(ctx, op, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO workers (worker_id, info, started_at, last_seen) VALUES (?, ?, ?, ?)
 			ON CONFLICT (worker_id) DO UPDATE SET info = excluded.info, last_seen = excluded.last_seen`,
@@ -29,7 +28,7 @@ func (p *Provider) Heartbeat(ctx context.Context, w provider.WorkerInfo) error {
 
 // RemoveWorker implements provider.Workers.
 func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
-	return p.writeTx(ctx, "remove worker", func(tx *sql.Tx) error {
+	return p.writeTx(ctx, "remove worker", func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM workers WHERE worker_id = ?`, id)
 		return err
 	})
@@ -38,7 +37,7 @@ func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
 // ListWorkers implements provider.Workers.
 func (p *Provider) ListWorkers(ctx context.Context, within time.Duration) ([]provider.WorkerInfo, error) {
 	const op = "list workers"
-	rows, err := p.db.QueryContext(ctx, `
+	rows, err := p.stmts.query(ctx, `
 		SELECT worker_id, info, started_at, last_seen FROM workers WHERE last_seen >= ? ORDER BY worker_id`,
 		nowMs()-within.Milliseconds())
 	if err != nil {
