@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,8 +16,8 @@ var (
 	_ provider.EagerStarter      = (*Provider)(nil)
 )
 
-// AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack and
-// an UPDATE leasing the items it inserted, in one batch (one transaction).
+// AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack
+// function inserts the items asked for already leased.
 func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
@@ -27,16 +26,11 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return nil, err
+	}
 	positions := make([]int32, len(lease))
-	seen := make(map[int]bool, len(lease))
 	for k, i := range lease {
-		if i < 0 || i >= len(ack.WorkerItems) {
-			return nil, encode.Invalid(op, "", "lease position %d is not one of the ack's %d worker items", i, len(ack.WorkerItems))
-		}
-		if seen[i] {
-			return nil, encode.Invalid(op, "", "lease position %d is asked for twice", i)
-		}
-		seen[i] = true
 		positions[k] = int32(i + 1)
 	}
 	enc, err := encode.EncodeAck(op, ack)
@@ -72,16 +66,6 @@ func leasesOf(res ackResult, ack provider.OrchestrationAck, lease []int) []*prov
 		})
 	}
 	return got
-}
-
-// decodeLease fills the lease's item from its stored data; an undecodable
-// item keeps its reference and reports why.
-func decodeLease(l *provider.WorkItemLease, ref provider.WorkItem, data string, id int64) {
-	l.Item, l.DecodeError = provider.DecodeWorkItem(data)
-	if l.DecodeError != nil {
-		l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
-		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ID}
-	}
 }
 
 // AckWorkItemContinuing implements provider.ActivityContinuer: the activity's

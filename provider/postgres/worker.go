@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -149,4 +150,14 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem,
 		p.announce(workerChannel)
 	}
 	return classify(op, item.Instance, err)
+}
+
+// decodeLease fills the lease's item from its stored data; an undecodable
+// item keeps its reference and reports why.
+func decodeLease(l *provider.WorkItemLease, ref provider.WorkItem, data string, id int64) {
+	l.Item, l.DecodeError = provider.DecodeWorkItem(data)
+	if l.DecodeError != nil {
+		l.DecodeError = &provider.CorruptDataError{Instance: ref.Instance, What: fmt.Sprintf("worker queue item %d", id), Err: l.DecodeError}
+		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ID}
+	}
 }

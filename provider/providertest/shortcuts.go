@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -14,6 +15,7 @@ func shortcutCases() []Case {
 	return []Case{
 		{"AckLeasesChosenActivities", ackLeasesChosenActivities},
 		{"AckLeasingWithStaleTokenLeasesNothing", ackLeasingStaleToken},
+		{"AckLeasingRejectsBadPositions", ackLeasingBadPositions},
 		{"LeasedActivityIsNotFetchedAgain", leasedActivityNotFetched},
 		{"LeaseReportsTheTurnsEnd", leaseReportsTurnsEnd},
 		{"AckLeasingSkipsActivityItCancels", ackLeasingSkipsCancelled},
@@ -94,6 +96,22 @@ func ackLeasingStaleToken(t *testing.T, f Factory) {
 	e.wantErr(err, provider.ErrLockNotHeld, "ack leasing with a released token")
 	e.wantEqual(len(leases), 0, "leases after a failed ack")
 	e.fetchWorkNone()
+}
+
+// ackLeasingBadPositions: a position outside the ack's worker items, or one
+// asked for twice, is an invalid argument and commits nothing.
+func ackLeasingBadPositions(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	for _, bad := range [][]int{{3}, {-1}, {0, 0}} {
+		leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), bad, longLock)
+		e.wantErr(err, provider.ErrInvalidArgument, fmt.Sprintf("ack leasing positions %v", bad))
+		e.wantEqual(len(leases), 0, "leases after a rejected ack")
+	}
+	e.fetchWorkNone()
+	e.wantEqual(len(e.history("a")), 0, "a's history after rejected acks")
+	e.ack(item, scheduleTurn(item))
 }
 
 func leasedActivityNotFetched(t *testing.T, f Factory) {

@@ -24,10 +24,8 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
-	for _, i := range lease {
-		if i < 0 || i >= len(ack.WorkerItems) {
-			return nil, encode.Invalid(op, "", "lease position %d is not one of the ack's %d worker items", i, len(ack.WorkerItems))
-		}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return nil, err
 	}
 	var leases []*provider.WorkItemLease
 	_, err := p.ackTurn(ctx, lockToken, ack, func(tx *txn, now int64) (int, error) {

@@ -20,6 +20,22 @@ func LockNotHeld(op, instance, detail string) error {
 	return provider.Permanent(op, instance, fmt.Errorf("%w: %s", provider.ErrLockNotHeld, detail))
 }
 
+// CheckLeasePositions validates the worker-item positions a leasing ack asks
+// for: each names one of the ack's n items, and none twice.
+func CheckLeasePositions(op string, lease []int, n int) error {
+	seen := make(map[int]bool, len(lease))
+	for _, i := range lease {
+		if i < 0 || i >= n {
+			return Invalid(op, "", "lease position %d is not one of the ack's %d worker items", i, n)
+		}
+		if seen[i] {
+			return Invalid(op, "", "lease position %d is asked for twice", i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
 // CheckTimeouts validates a fetch's lock and poll timeouts.
 func CheckTimeouts(op string, lockTimeout, pollTimeout time.Duration) error {
 	if lockTimeout <= 0 {
