@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -22,6 +23,12 @@ type action struct {
 	// target and reason belong to a CancelRequested decision: what it cancels.
 	target *action
 	reason string
+	// local asks for the activity to run inside the turn (WithLocal);
+	// timeout bounds such a run's context. inline is set once the turn runs
+	// it here: it has no work item to cancel.
+	local   bool
+	timeout time.Duration
+	inline  bool
 }
 
 func (a *action) describe() string {

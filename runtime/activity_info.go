@@ -10,8 +10,11 @@ type ActivityInfo struct {
 	// re-deliveries, so it can serve as an idempotency key.
 	ActivityID int64
 	Name       string
-	// Attempt counts deliveries of this item (crashes and abandons included).
+	// Attempt counts deliveries of this item (crashes and abandons included);
+	// for a local activity, deliveries of the turn running it.
 	Attempt int
+	// Local is set when the activity runs inside its orchestration's turn (WithLocal).
+	Local bool
 }
 
 type activityInfoKey struct{}

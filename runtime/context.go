@@ -75,6 +75,7 @@ type ActivityOption func(*activityCall)
 
 type activityCall struct {
 	retry *RetryPolicy
+	local bool
 }
 
 // WithRetry retries the activity under policy. Attempts, backoff timers and
@@ -95,9 +96,9 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 		return c.failed(err)
 	}
 	if call.retry != nil {
-		return c.callWithRetry(name, payload, *call.retry)
+		return c.callWithRetry(name, payload, *call.retry, call.local)
 	}
-	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
+	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local})
 }
 
 // decide issues a decision in c's scope, or fails at once when the scope is

@@ -75,6 +75,7 @@ const (
 	opGUID
 	opStatus
 	opForget // started and never awaited: cancelled when the execution ends
+	opLocal  // an activity run inside the turn (WithLocal); L3 has no code here and goes to a worker
 	opKinds
 )
 
@@ -130,7 +131,7 @@ func genOp(r *rand.Rand, depth int) op {
 }
 
 func genPrimitive(r *rand.Rand) op {
-	kinds := []opKind{opActivity, opRetry, opTimer, opWait, opChild}
+	kinds := []opKind{opActivity, opRetry, opTimer, opWait, opChild, opLocal}
 	return op{kind: kinds[r.IntN(len(kinds))], n: r.IntN(4)}
 }
 
@@ -204,7 +205,13 @@ func startPrimitive(ctx *OrchestrationContext, o op) *Future {
 		if o.n%2 == 0 {
 			p.Timeout = time.Minute
 		}
-		return ctx.CallActivity(fmt.Sprintf("R%d", o.n), o.n, WithRetry(p))
+		opts := []ActivityOption{WithRetry(p)}
+		if o.n == 3 {
+			opts = append(opts, WithLocal())
+		}
+		return ctx.CallActivity(fmt.Sprintf("R%d", o.n), o.n, opts...)
+	case opLocal:
+		return ctx.CallActivity(fmt.Sprintf("L%d", o.n), o.n, WithLocal())
 	case opTimer:
 		return ctx.CreateTimer(time.Duration(o.n+1) * time.Second)
 	case opWait:
@@ -266,7 +273,21 @@ func newWorld(t *testing.T, reg *Registry, seed uint64) *world {
 	w := &world{t: t, r: rand.New(rand.NewPCG(seed, 99)), s: newSim(t, reg), seed: seed,
 		histories: map[int64][]provider.Event{}, eventName: map[string]string{}}
 	w.queue = []provider.WorkItem{start("Prog", progInput{Seed: seed})}
+	w.s.local = &localRunner{has: func(name string) bool { return name != "L3" }, run: localAnswer}
 	return w
+}
+
+// localAnswer runs a local activity of the world: its answer depends on the
+// item only, so a rerun of the turn gets the same.
+func localAnswer(it provider.WorkItem, _ time.Duration) (provider.WorkItem, error) {
+	a := provider.WorkItem{Instance: it.Instance, ExecutionID: it.ExecutionID, ID: it.ID}
+	if (it.ID+it.ExecutionID)%5 == 0 {
+		a.Kind = provider.WorkActivityFailed
+		a.Error = &provider.ErrorDetails{Class: ErrorApplication, Message: fmt.Sprintf("%s failed", it.Name)}
+		return a, nil
+	}
+	a.Kind, a.Result = provider.WorkActivityCompleted, jsonString(fmt.Sprintf("%s@%d local", it.Name, it.ID))
+	return a, nil
 }
 
 func (w *world) run() {
@@ -514,6 +535,7 @@ func (w *world) checkTurnsRerun() {
 		if !ok {
 			continue
 		}
+		in.local = w.s.local
 		ack, err := runTurn(w.s.reg, in, quiet)
 		if err != nil {
 			w.fail("rerun of turn %d: %v", k, err)

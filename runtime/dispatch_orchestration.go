@@ -72,6 +72,7 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 	}
 	in, ok := prepareTurn(item, time.Now())
 	in.stepTimeout = r.opts.StepTimeout
+	in.local = r.localActivities(item)
 	if !ok {
 		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
 		return
@@ -93,6 +94,11 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
 			"error", err, "class", ErrorConfiguration)
 		r.abandonKeeping(ctx, item, errorDetails(err))
+	case errors.Is(err, errTurnInterrupted):
+		log.Warn("turn interrupted by shutdown while a local activity ran; handing it back")
+		if err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+			log.Error("hand back failed; the lock will expire", "error", err)
+		}
 	case err != nil:
 		r.retryOrFail(ctx, item, &in, errorDetails(err))
 	default:

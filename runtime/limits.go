@@ -33,6 +33,12 @@ const (
 	// consumed by a wait. One more fails the orchestration instead of
 	// buffering without end.
 	MaxInboxEvents = 1_000
+
+	// MaxLocalActivitiesPerTurn bounds the WithLocal activities one turn
+	// runs before it commits, so a loop of them cannot hold an instance's
+	// lock and its uncommitted results without end. Past it, local
+	// activities are queued for workers like any other.
+	MaxLocalActivitiesPerTurn = 100
 )
 
 // LimitError reports an exceeded limit.

@@ -61,11 +61,11 @@ func (p RetryPolicy) Delay(attempt int) time.Duration {
 // callWithRetry runs the attempts in a coroutine of their own; its future
 // resolves with the first success or the last failure. Cancelling it cancels
 // the attempt or backoff timer in flight and stops retrying.
-func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy) *Future {
+func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy, local bool) *Future {
 	attempts := max(p.MaxAttempts, 1)
 	return c.goRaw("retry "+name, func(ctx *OrchestrationContext) (string, error) {
 		for attempt := 1; ; attempt++ {
-			out, err := ctx.attempt(name, payload, p.Timeout)
+			out, err := ctx.attempt(name, payload, p.Timeout, local)
 			if err == nil || attempt >= attempts || ctx.Err() != nil {
 				return out, err
 			}
@@ -79,9 +79,10 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 
 // attempt runs one activity attempt, bounded by timeout when it is positive.
 // A late attempt is cancelled (it lost the Select); an attempt that finishes
-// in time deletes its timeout timer the same way.
-func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration) (string, error) {
-	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload})
+// in time deletes its timeout timer the same way. A local attempt runs
+// before any timer can fire, so its timeout bounds its context instead.
+func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, local bool) (string, error) {
+	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: local, timeout: timeout})
 	if timeout > 0 && c.Select(act, c.CreateTimer(timeout)) == 1 {
 		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
 			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -16,12 +17,25 @@ func init() {
 	simhook.Status = func(info provider.InstanceInfo) any { return statusFromInfo(info) }
 }
 
-func simulateTurn(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger) (provider.OrchestrationAck, bool, error) {
+func simulateTurn(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger,
+	local func(provider.WorkItem) provider.WorkItem) (provider.OrchestrationAck, bool, error) {
 	in, ok := prepareTurn(item, now)
 	if !ok {
 		return provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies}, false, nil
 	}
 	in.stepTimeout = Options{}.withDefaults().StepTimeout
+	if local != nil {
+		// One at a time: the test environment is single-threaded.
+		var mu sync.Mutex
+		in.local = &localRunner{
+			has: func(string) bool { return true },
+			run: func(w provider.WorkItem, _ time.Duration) (provider.WorkItem, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return local(w), nil
+			},
+		}
+	}
 	ack, err := runTurn(reg.(*Registry), in, logger)
 	return ack, true, err
 }

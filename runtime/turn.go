@@ -32,6 +32,9 @@ type turnInput struct {
 	// replies are answers the turn must send whatever happens (sub-orchestration
 	// starts refused because the instance exists).
 	replies []provider.WorkItem
+	// local runs WithLocal activities inside the turn; nil queues them for
+	// workers like any other.
+	local *localRunner
 }
 
 type parentRef struct {
@@ -69,6 +72,10 @@ type turn struct {
 	guidSeq   int
 	// fatal stops the turn without an ack (a blocked coroutine).
 	fatal error
+
+	local      *localRunner
+	localQueue []*action
+	localRuns  int
 
 	pending       []*action
 	byID          map[int64]*action
@@ -143,7 +150,7 @@ func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {
 	t := &turn{
 		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now,
 		sched: newScheduler(in.stepTimeout), byID: map[int64]*action{}, subscriptions: map[string][]*Future{},
-		nextID: int64(len(in.history)) + 1, customStatus: in.customStatus,
+		nextID: int64(len(in.history)) + 1, customStatus: in.customStatus, local: in.local,
 	}
 	t.root = &scope{}
 	t.sched.verifyCaller.Store(true)
@@ -416,6 +423,14 @@ func (t *turn) rememberEventKey(key string) {
 }
 
 func (t *turn) applyCompletion(m provider.WorkItem) {
+	if t.recordCompletion(m) {
+		t.run()
+	}
+}
+
+// recordCompletion records a completion message and resolves its decision's
+// future; false when the message answers nothing waiting.
+func (t *turn) recordCompletion(m provider.WorkItem) bool {
 	evKind, answers, ok := completionKind(m.Kind)
 	a := t.byID[m.ID]
 	if !ok || a == nil || a.kind != answers || a.future.done {
@@ -423,11 +438,11 @@ func (t *turn) applyCompletion(m provider.WorkItem) {
 		// work, or a message for a decision this execution never made: the
 		// first result stands.
 		t.logger.Debug("dropping message", "kind", m.Kind, "id", m.ID)
-		return
+		return false
 	}
 	t.appendEvent(provider.Event{Kind: evKind, SourceID: m.ID, Output: m.Result, Error: m.Error})
 	t.complete(a, evKind, m.Result, m.Error)
-	t.run()
+	return true
 }
 
 // complete resolves a decision's future from its completion event.
@@ -443,8 +458,16 @@ func (t *turn) complete(a *action, kind provider.EventKind, output string, detai
 }
 
 // run lets the orchestration run until it blocks; when not replaying, its new
-// decisions are recorded and a returned orchestration is finished.
+// decisions are recorded, its local activities run, and a returned
+// orchestration is finished.
 func (t *turn) run() {
+	t.step()
+	t.runLocalActivities()
+}
+
+// step is one run of the orchestration until it blocks, without running
+// local activities.
+func (t *turn) step() {
 	if t.fatal != nil {
 		return
 	}
@@ -576,6 +599,10 @@ func (t *turn) recordDecisions() {
 		t.byID[a.id] = a
 		switch a.kind {
 		case provider.EventActivityScheduled:
+			if t.runsLocally(a) {
+				t.queueLocal(a)
+				continue
+			}
 			t.workerItems = append(t.workerItems, provider.WorkItem{Kind: provider.WorkActivityExecute,
 				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, Name: a.name, Input: a.input})
 		case provider.EventTimerCreated:
@@ -600,6 +627,9 @@ func (t *turn) recordDecisions() {
 func (t *turn) stop(a *action, reason string) {
 	switch a.kind {
 	case provider.EventActivityScheduled:
+		if a.inline {
+			return // it runs, or ran, in this turn: no work item
+		}
 		t.cancelled = append(t.cancelled, provider.ActivityRef{Instance: t.instance, ExecutionID: t.executionID, ActivityID: a.id})
 	case provider.EventTimerCreated:
 		t.cancelledTimers = append(t.cancelledTimers, provider.TimerRef{ExecutionID: t.executionID, TimerID: a.id})

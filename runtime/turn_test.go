@@ -25,6 +25,8 @@ type sim struct {
 	status   provider.ExecutionStatus
 	now      time.Time
 	last     provider.OrchestrationAck
+	// local runs WithLocal activities; nil queues them for workers.
+	local *localRunner
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -43,6 +45,7 @@ func (s *sim) turn(msgs ...provider.WorkItem) (provider.OrchestrationAck, error)
 	if !ok {
 		return provider.OrchestrationAck{}, nil
 	}
+	in.local = s.local
 	ack, err := runTurn(s.reg, in, quiet)
 	if err != nil {
 		return ack, err

@@ -48,7 +48,7 @@ type config struct {
 
 func main() {
 	var c config
-	scenarios := flag.String("scenario", "hello,fanout,chain,timer,latency", "scenarios to run, comma-separated")
+	scenarios := flag.String("scenario", "hello,hello-local,fanout,fanout-local,chain,chain-local,timer,latency,latency-local", "scenarios to run, comma-separated")
 	providers := flag.String("provider", "postgres,sqlite", "providers to run, comma-separated")
 	optionSets := flag.String("options", "default,tuned", "option sets to run, comma-separated: default (zero Options) and tuned (the flags below)")
 	flag.StringVar(&c.pgURL, "pg", os.Getenv("DUROXIDE_TEST_POSTGRES_URL"), "PostgreSQL connection string")

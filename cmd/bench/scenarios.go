@@ -15,12 +15,18 @@ import (
 
 type scenario func(ctx context.Context, e *env) (result, error)
 
+// The -local scenarios run the same orchestrations with their activities
+// inside the turn (runtime.WithLocal).
 var scenarios = map[string]scenario{
-	"hello":   atOnce("Hello", "bench", func(c config) int { return c.hello }, 1),
-	"chain":   atOnce("Chain10", 0, func(c config) int { return c.chain }, 10),
-	"timer":   timerScenario,
-	"fanout":  fanoutScenario,
-	"latency": latencyScenario,
+	"hello":         atOnce("Hello", "bench", func(c config) int { return c.hello }, 1),
+	"hello-local":   atOnce("HelloLocal", "bench", func(c config) int { return c.hello }, 1),
+	"chain":         atOnce("Chain10", 0, func(c config) int { return c.chain }, 10),
+	"chain-local":   atOnce("Chain10Local", 0, func(c config) int { return c.chain }, 10),
+	"timer":         timerScenario,
+	"fanout":        fanoutScenario("Fanout5"),
+	"fanout-local":  fanoutScenario("Fanout5Local"),
+	"latency":       latencyScenario("Hello"),
+	"latency-local": latencyScenario("HelloLocal"),
 }
 
 func registerBenchCode(reg *runtime.Registry) {
@@ -33,25 +39,27 @@ func registerBenchCode(reg *runtime.Registry) {
 		}
 		return i, nil
 	})
-	runtime.RegisterOrchestration(reg, "Hello", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
-		return runtime.Await[string](ctx.CallActivity("Greet", name))
-	})
-	runtime.RegisterOrchestration(reg, "Chain10", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
-		for range 10 {
-			var err error
-			if n, err = runtime.Await[int](ctx.CallActivity("Step", n)); err != nil {
-				return 0, err
+	for suffix, opts := range map[string][]runtime.ActivityOption{"": nil, "Local": {runtime.WithLocal()}} {
+		runtime.RegisterOrchestration(reg, "Hello"+suffix, func(ctx *runtime.OrchestrationContext, name string) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Greet", name, opts...))
+		})
+		runtime.RegisterOrchestration(reg, "Chain10"+suffix, func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+			for range 10 {
+				var err error
+				if n, err = runtime.Await[int](ctx.CallActivity("Step", n, opts...)); err != nil {
+					return 0, err
+				}
 			}
-		}
-		return n, nil
-	})
-	runtime.RegisterOrchestration(reg, "Fanout5", func(ctx *runtime.OrchestrationContext, _ struct{}) (int, error) {
-		fs := make([]*runtime.Future, 5)
-		for i := range fs {
-			fs[i] = ctx.CallActivity("Sleep10", i)
-		}
-		return 5, ctx.WhenAll(fs...)
-	})
+			return n, nil
+		})
+		runtime.RegisterOrchestration(reg, "Fanout5"+suffix, func(ctx *runtime.OrchestrationContext, _ struct{}) (int, error) {
+			fs := make([]*runtime.Future, 5)
+			for i := range fs {
+				fs[i] = ctx.CallActivity("Sleep10", i, opts...)
+			}
+			return 5, ctx.WhenAll(fs...)
+		})
+	}
 	runtime.RegisterOrchestration(reg, "Timer1s", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
 		return "rang", ctx.CreateTimer(time.Second).Await(nil)
 	})
@@ -192,9 +200,13 @@ func timerDue(history []provider.Event) (time.Time, error) {
 	return time.Time{}, errors.New("no TimerCreated event")
 }
 
-// fanoutScenario keeps e.cfg.fanoutInFlight instances running for the
-// configured duration, each fanning out to five 10ms activities.
-func fanoutScenario(ctx context.Context, e *env) (result, error) {
+// fanoutScenario keeps e.cfg.fanoutInFlight instances of orchestration
+// running for the configured duration, each fanning out to five 10ms activities.
+func fanoutScenario(orchestration string) scenario {
+	return func(ctx context.Context, e *env) (result, error) { return fanout(ctx, e, orchestration) }
+}
+
+func fanout(ctx context.Context, e *env, orchestration string) (result, error) {
 	var mu sync.Mutex
 	var lat samples
 	var seq atomic.Int64
@@ -209,7 +221,7 @@ func fanoutScenario(ctx context.Context, e *env) (result, error) {
 			for time.Now().Before(deadline) {
 				id := fmt.Sprintf("f-%d", seq.Add(1))
 				start := time.Now()
-				if err := e.client.Start(ctx, id, "Fanout5", struct{}{}); err != nil {
+				if err := e.client.Start(ctx, id, orchestration, struct{}{}); err != nil {
 					errs <- err
 					return
 				}
@@ -235,8 +247,12 @@ func fanoutScenario(ctx context.Context, e *env) (result, error) {
 	return result{n: len(lat), activities: 5 * len(lat), wall: time.Since(began), latency: lat}, nil
 }
 
-// latencyScenario runs hello instances one at a time.
-func latencyScenario(ctx context.Context, e *env) (result, error) {
+// latencyScenario runs instances of a hello orchestration one at a time.
+func latencyScenario(orchestration string) scenario {
+	return func(ctx context.Context, e *env) (result, error) { return latency(ctx, e, orchestration) }
+}
+
+func latency(ctx context.Context, e *env, orchestration string) (result, error) {
 	n := e.cfg.latency
 	lat := make(samples, 0, n)
 	stop := progress("latency", n, func() int { d, _ := e.tracker.count(); return d })
@@ -245,7 +261,7 @@ func latencyScenario(ctx context.Context, e *env) (result, error) {
 	for i := range n {
 		id := fmt.Sprintf("l-%d", i)
 		start := time.Now()
-		if err := e.client.Start(ctx, id, "Hello", "you"); err != nil {
+		if err := e.client.Start(ctx, id, orchestration, "you"); err != nil {
 			return result{}, err
 		}
 		at, err := e.tracker.await(ctx, id)

@@ -233,3 +233,44 @@ func TestTerminate(t *testing.T) {
 		t.Fatalf("status %s failure %+v", st.Status, st.Failure)
 	}
 }
+
+// WithLocal activities run inside their turn here too, overrides and call
+// counts included: the history shows schedule and result in one turn.
+func TestLocalActivities(t *testing.T) {
+	reg := runtime.NewRegistry()
+	runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("Hello", name, runtime.WithLocal()))
+	})
+	runtime.RegisterActivity(reg, "Hello", func(_ context.Context, name string) (string, error) { return "hello " + name, nil })
+	env := runtimetest.New(t, reg)
+	runtimetest.OverrideActivity(env, "Hello", func(_ context.Context, name string) (string, error) { return "hi " + name, nil })
+	inst := env.Start("Greet", "ada")
+	steps := 0
+	for {
+		progressed, err := env.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !progressed {
+			break
+		}
+		steps++
+	}
+	if steps != 1 {
+		t.Fatalf("took %d steps, want 1: the turn runs its local activity", steps)
+	}
+	var out string
+	if err := inst.Status().DecodeOutput(&out); err != nil || out != "hi ada" {
+		t.Fatalf("output %q (%v), want the override's answer", out, err)
+	}
+	if got := env.ActivityCalls("Hello"); got != 1 {
+		t.Fatalf("Hello ran %d times, want 1", got)
+	}
+	var kinds []string
+	for _, e := range inst.History() {
+		kinds = append(kinds, string(e.Kind))
+	}
+	if got := strings.Join(kinds, ","); got != "OrchestrationStarted,ActivityScheduled,ActivityCompleted,OrchestrationCompleted" {
+		t.Fatalf("history %s", got)
+	}
+}

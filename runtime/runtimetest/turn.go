@@ -43,7 +43,7 @@ func (e *Env) runTurn() error {
 	item := &provider.OrchestrationItem{Instance: id, Exists: inst.exists, ExecutionID: max(inst.execution, 1),
 		Status: inst.status, History: slices.Clone(inst.history), Messages: msgs, CustomStatus: inst.custom,
 		OrchestrationName: inst.name, Version: inst.version}
-	ack, ran, err := simhook.RunTurn(e.reg, item, e.now, e.logger)
+	ack, ran, err := simhook.RunTurn(e.reg, item, e.now, e.logger, e.execute)
 	if err != nil {
 		return fmt.Errorf("runtimetest: turn of instance %q: %w", id, err)
 	}
@@ -101,10 +101,16 @@ func (e *Env) commit(id string, inst *instance, ack provider.OrchestrationAck) {
 func (e *Env) runActivity() {
 	item := e.activities[0]
 	e.activities = e.activities[1:]
+	e.enqueue(e.execute(item))
+}
+
+// execute runs an activity, the override if there is one, and returns its
+// completion. WithLocal activities run here too, inside their turn.
+func (e *Env) execute(item provider.WorkItem) provider.WorkItem {
 	e.calls[item.Name]++
 	regs := []any{e.reg}
 	if o := e.overrides[item.Name]; o != nil {
 		regs = []any{o}
 	}
-	e.enqueue(simhook.RunActivity(context.Background(), item, 1, regs...))
+	return simhook.RunActivity(context.Background(), item, 1, regs...)
 }

@@ -15,8 +15,11 @@ import (
 var (
 	// RunTurn runs one turn of item at now with the orchestrations of reg (a
 	// *runtime.Registry). ran is false when the item had nothing to run; the
-	// ack then holds only replies the provider must still send.
-	RunTurn func(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger) (ack provider.OrchestrationAck, ran bool, err error)
+	// ack then holds only replies the provider must still send. local runs
+	// the turn's WithLocal activities (an ActivityExecute item in, its
+	// completion out), as RunActivity would.
+	RunTurn func(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger,
+		local func(provider.WorkItem) provider.WorkItem) (ack provider.OrchestrationAck, ran bool, err error)
 	// RunActivity executes the ActivityExecute item with the first of regs (each
 	// a *runtime.Registry) that has the activity, and returns the completion
 	// (ActivityCompleted or ActivityFailed) a worker would report.

@@ -1,0 +1,132 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// ackCountingStore is shortcutStore counting the turns committed.
+type ackCountingStore struct {
+	shortcutStore
+	acks atomic.Int64
+}
+
+func (s *ackCountingStore) AckOrchestrationItem(ctx context.Context, token string, ack provider.OrchestrationAck) error {
+	s.acks.Add(1)
+	return s.testStore.AckOrchestrationItem(ctx, token, ack)
+}
+
+// TestLocalActivitiesCommitWithTheTurn: an orchestration whose activity runs
+// WithLocal, started through the runtime's client, completes in one commit
+// of one turn: no work item, nothing fetched. The history records the
+// activity as any other.
+func TestLocalActivitiesCommitWithTheTurn(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &ackCountingStore{shortcutStore: shortcutStore{&countingStore{testStore: store}}}
+		var local atomic.Int64
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Greet", func(ctx context.Context, name string) (string, error) {
+			if info, ok := runtime.ActivityInfoFrom(ctx); ok && info.Local {
+				local.Add(1)
+			}
+			return "Hello, " + name, nil
+		})
+		runtime.RegisterOrchestration(reg, "Hello", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Greet", name, runtime.WithLocal()))
+		})
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
+		const n = 10
+		for i := range n {
+			id := fmt.Sprintf("local-%d", i)
+			if err := client.Start(t.Context(), id, "Hello", id); err != nil {
+				t.Fatal(err)
+			}
+			if st := wait(t, client, id); st.Status != runtime.StatusCompleted || st.Output != `"Hello, `+id+`"` {
+				t.Fatalf("%s: %s %q %v", id, st.Status, st.Output, st.Failure)
+			}
+		}
+		if acks, turns, acts := counting.acks.Load(), counting.turnsFetched.Load(), counting.activitiesFetched.Load(); acks != n || turns != 0 || acts != 0 {
+			t.Fatalf("%d instances took %d commits, %d fetched turns, %d fetched activities; want %d, 0, 0", n, acks, turns, acts, n)
+		}
+		if got := local.Load(); got != n {
+			t.Fatalf("%d activities saw ActivityInfo.Local, want %d", got, n)
+		}
+		history, err := client.History(t.Context(), "local-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, e := range history {
+			kinds = append(kinds, string(e.Kind))
+		}
+		if got := strings.Join(kinds, ","); got != "OrchestrationStarted,ActivityScheduled,ActivityCompleted,OrchestrationCompleted" {
+			t.Fatalf("history %s", got)
+		}
+	})
+}
+
+// TestLocalActivityInterruptedByShutdown: a local activity still running when
+// shutdown cancels it records nothing; the turn is handed back without
+// counting an attempt, and the next runtime runs it again to completion.
+func TestLocalActivityInterruptedByShutdown(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		register := func(activity func(ctx context.Context, _ struct{}) (string, error)) *runtime.Registry {
+			reg := runtime.NewRegistry()
+			runtime.RegisterActivity(reg, "Work", activity)
+			runtime.RegisterOrchestration(reg, "Job", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+				return runtime.Await[string](ctx.CallActivity("Work", struct{}{}, runtime.WithLocal()))
+			})
+			return reg
+		}
+		running := make(chan struct{})
+		first := runtime.New(store, register(func(ctx context.Context, _ struct{}) (string, error) {
+			close(running)
+			<-ctx.Done()
+			return "", ctx.Err()
+		}), runtime.Options{Logger: quietLogger, DrainTimeout: 50 * time.Millisecond})
+		if err := first.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := first.Client().Start(t.Context(), "job", "Job", struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-running:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the local activity never started")
+		}
+		if err := first.Shutdown(timeout(t, 30*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+
+		var attempt atomic.Int64
+		second := startRuntime(t, store, register(func(ctx context.Context, _ struct{}) (string, error) {
+			info, _ := runtime.ActivityInfoFrom(ctx)
+			attempt.Store(int64(info.Attempt))
+			return "done", nil
+		}), fastOptions())
+		st := wait(t, second.Client(), "job")
+		if st.Status != runtime.StatusCompleted || st.Output != `"done"` {
+			t.Fatalf("after the restart: %s %q %v, want Completed \"done\"", st.Status, st.Output, st.Failure)
+		}
+		if got := attempt.Load(); got != 1 {
+			t.Fatalf("the rerun saw attempt %d, want 1: an interrupted turn counts no attempt", got)
+		}
+		history, err := second.Client().History(t.Context(), "job")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range history {
+			if e.Kind == provider.EventActivityFailed {
+				t.Fatalf("history records the interrupted run: %+v", e)
+			}
+		}
+	})
+}
