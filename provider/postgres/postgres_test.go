@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "WatchWokenByNotify", Run: watchWokenByNotify},
 		{Name: "WatchDeliversChangesHeldBackByAnotherTransaction", Run: watchPastLongTransaction},
 		{Name: "WatchNotHeldBackByUnrelatedTransaction", Run: watchNotHeldBackByUnrelatedTransaction},
+		{Name: "WatchScanReportsUnannouncedChangeUnderAnnouncements", Run: watchScanReportsUnannounced},
 		{Name: "ListenerReconnectReported", Run: listenerReconnectReported},
 		{Name: "FetchNeverSkipsAnEarlierMessageAnotherTransactionHolds", Run: fetchTakesAGapFreePrefix},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
@@ -308,6 +310,54 @@ func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
 
 // createInstance starts an instance and acks its first turn, which records
 // the status change a watcher should report.
+// A status change whose NOTIFY never came (its process died after the
+// commit) is reported by the watcher's scan, even while announcements of
+// other changes keep waking the watcher: the scan keeps its own pace.
+func watchScanReportsUnannounced(t *testing.T, f providertest.Factory) {
+	p := f.NewProvider(t)
+	createInstance(t, p, "quiet")
+	watcher, err := postgres.Open(t.Context(), testURL(), postgres.Options{Schema: p.(*postgres.Provider).Schema(), PollInterval: 200 * time.Millisecond, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = watcher.Close() })
+	ch, err := watcher.Watch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			createInstance(t, p, fmt.Sprintf("loud-%d", i))
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	time.Sleep(time.Second) // the watcher's first scans are over; announcements keep it awake
+	// The change, stamped as an ack stamps it, with no NOTIFY.
+	if _, err := p.(*postgres.Provider).Pool().Exec(t.Context(), `UPDATE instances
+		SET status_seq = nextval('status_seq'), status_xid = pg_current_xact_id()::TEXT::BIGINT WHERE instance_id = 'quiet'`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case c := <-ch:
+			if c.Instance == "quiet" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the unannounced change was not reported within 10s while announcements kept coming")
+		}
+	}
+}
+
 func createInstance(t *testing.T, p provider.Provider, instance string) {
 	t.Helper()
 	if err := p.EnqueueForOrchestrator(t.Context(), start(instance), 0); err != nil {

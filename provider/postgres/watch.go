@@ -16,8 +16,9 @@ import (
 // between its last watermark and the current one: those transactions have all
 // finished, so a change whose transaction commits late is read late, not lost.
 // Changes already visible when Watch was called are left out, by testing
-// against the snapshot taken then. NOTIFY wakes the watcher; PollInterval
-// bounds the wait without one.
+// against the snapshot taken then. NOTIFY wakes the watcher to read the
+// announced instances; the scan runs at most once per PollInterval, not
+// after every announcement (under load that doubled each report's reads).
 func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
 	const op = "watch"
 	if err := p.checkOpen(op); err != nil {
@@ -42,13 +43,14 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 	// reported holds the seq last reported from an announcement, so the
 	// scan does not report the same change again when it gets there.
 	reported := map[string]int64{}
-	// target is the xmax of the first read after a wake-up: every change
-	// announced so far was made by a transaction below it. Until the watermark
-	// passes it (transactions elsewhere in the cluster may hold xmin back), the
-	// watcher re-reads on a short backoff instead of idling until the next
-	// notification.
+	// target is the xmax of the first scan after a quiet period: every
+	// change announced so far was made by a transaction below it. Until the
+	// watermark passes it (transactions elsewhere in the cluster may hold xmin
+	// back), the scan is repeated on a short backoff instead of waiting a
+	// whole PollInterval.
 	var target int64
 	retry := retryMin
+	var nextScan time.Time
 	for {
 		woken := p.statusChanged.C()
 		if ids := sub.take(); len(ids) > 0 {
@@ -65,6 +67,13 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 					return
 				}
 			}
+		}
+		if wait := time.Until(nextScan); wait > 0 {
+			// Woken by an announcement, read above: the scan keeps its pace.
+			if !wake.Sleep(ctx, woken, wait, p.closed) {
+				return
+			}
+			continue
 		}
 		changes, xmin, xmax, err := p.changesSince(ctx, start, watermark)
 		if err == nil { // on error the same window is read again next time
@@ -91,13 +100,9 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 		} else {
 			target, retry = 0, retryMin
 		}
+		nextScan = time.Now().Add(wait)
 		if !wake.Sleep(ctx, woken, wait, p.closed) {
 			return
-		}
-		select {
-		case <-woken: // announced (before or during the sleep): its changes are below a new xmax
-			target, retry = 0, retryMin
-		default:
 		}
 	}
 }
