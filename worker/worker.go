@@ -95,23 +95,39 @@ func (w *Worker) runtimeOptions() runtime.Options {
 
 // openStore retries until the store is reachable or ctx ends: a database
 // that is briefly away keeps the pod alive but not ready, instead of in a
-// crash loop.
+// crash loop. The retries stay frequent (at most openRetryMax apart): with no
+// connection there is no listener to say the database is back, and a worker
+// started during an outage should be ready soon after it ends. The outage
+// is logged once, and its end once.
 func (w *Worker) openStore(ctx context.Context) (provider.Provider, error) {
-	backoff := time.Second
-	for {
+	backoff := openRetryMin
+	began := time.Now()
+	for attempt := 1; ; attempt++ {
 		p, err := w.Open(ctx)
 		if err == nil {
+			if attempt > 1 {
+				w.logger.Info("store reachable", "after", time.Since(began).Round(time.Millisecond).String(), "attempts", attempt)
+			}
 			return p, nil
 		}
-		w.logger.Warn("store not reachable; retrying", "error", err.Error(), "retryIn", backoff.String())
+		if attempt == 1 {
+			w.logger.Warn("store not reachable; retrying", "error", err.Error(), "retryEvery", openRetryMax.String())
+		} else {
+			w.logger.Debug("store still not reachable", "error", err.Error(), "attempt", attempt)
+		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("open store: %w (last error: %v)", ctx.Err(), err)
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 30*time.Second)
+		backoff = min(backoff*2, openRetryMax)
 	}
 }
+
+const (
+	openRetryMin = 200 * time.Millisecond
+	openRetryMax = 2 * time.Second
+)
 
 // serve starts the health and metrics endpoints.
 func (w *Worker) serve() (stop func(), err error) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,4 +153,57 @@ func timeout(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// A worker started while the database is down becomes ready soon after the
+// database is back, not after a backoff grown over the outage (it reached
+// 30s before), and logs the outage once.
+func TestWorkerReadySoonAfterStoreReturns(t *testing.T) {
+	store := pgtest.Open(t)
+	const outage = 8 * time.Second
+	began := time.Now()
+	var attempts atomic.Int32
+	var logs lockedBuffer
+	w := worker.New(runtime.NewRegistry(), worker.Config{Schema: store.Schema(), HealthAddr: "127.0.0.1:0", MetricsAddr: "0"},
+		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	w.Open = func(context.Context) (provider.Provider, error) {
+		attempts.Add(1)
+		if time.Since(began) < outage {
+			return nil, errors.New("connection refused")
+		}
+		return pgtest.OpenSchema(t, store.Schema()), nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	health, _ := w.Addrs()
+	waitReady(t, "http://"+health.String()+"/readyz")
+	if late := time.Since(began) - outage; late > 3*time.Second {
+		t.Fatalf("ready %v after the store came back (%d open attempts), want within 3s", late, attempts.Load())
+	}
+	out := logs.String()
+	if n := strings.Count(out, "store not reachable"); n != 1 {
+		t.Fatalf("the outage was logged %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "store reachable") {
+		t.Fatalf("the outage's end was not logged:\n%s", out)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
