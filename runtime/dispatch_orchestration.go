@@ -72,7 +72,9 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 	}
 	in, ok := prepareTurn(item, time.Now())
 	in.stepTimeout = r.opts.StepTimeout
-	in.local = r.localActivities(item)
+	if r.activitySlots != nil { // a runtime that runs no activities leaves local ones to workers
+		in.local = r.localActivities(item)
+	}
 	if !ok {
 		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
 		return

@@ -22,8 +22,10 @@ import (
 // activities run again. With WithRetry, each attempt runs locally, and the
 // policy's Timeout bounds the attempt's context. When this process has no
 // code for the activity, or the turn already ran MaxLocalActivitiesPerTurn,
-// it is queued for a worker as without WithLocal: nothing is lost. Replay
-// never runs an activity again whichever way it ran.
+// it is queued for a worker as without WithLocal: nothing is lost; so it is
+// in a runtime that runs no activities (ActivityConcurrency < 0). Local
+// activities run in their turn's slot, not in an activity slot. Replay never
+// runs an activity again whichever way it ran.
 func WithLocal() ActivityOption {
 	return func(a *activityCall) { a.local = true }
 }

@@ -130,3 +130,39 @@ func TestLocalActivityInterruptedByShutdown(t *testing.T) {
 		}
 	})
 }
+
+// TestLocalActivityLeftToWorkersByOrchestrationOnlyRuntime: a runtime that
+// runs no activities (ActivityConcurrency < 0) queues local activities for
+// workers, as it queues any other.
+func TestLocalActivityLeftToWorkersByOrchestrationOnlyRuntime(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		ranBy := make(chan string, 2)
+		register := func(who string) *runtime.Registry {
+			reg := runtime.NewRegistry()
+			runtime.RegisterActivity(reg, "Where", func(ctx context.Context, _ struct{}) (string, error) {
+				info, _ := runtime.ActivityInfoFrom(ctx)
+				ranBy <- fmt.Sprintf("%s local=%v", who, info.Local)
+				return who, nil
+			})
+			if who == "orchestrator" {
+				runtime.RegisterOrchestration(reg, "Job", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+					return runtime.Await[string](ctx.CallActivity("Where", struct{}{}, runtime.WithLocal()))
+				})
+			}
+			return reg
+		}
+		orchOnly := fastOptions()
+		orchOnly.ActivityConcurrency = -1
+		rt := startRuntime(t, store, register("orchestrator"), orchOnly)
+		startRuntime(t, store, register("worker"), fastOptions())
+		if err := rt.Client().Start(t.Context(), "job", "Job", struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		if st := wait(t, rt.Client(), "job"); st.Status != runtime.StatusCompleted || st.Output != `"worker"` {
+			t.Fatalf("%s %q %v, want Completed by the worker", st.Status, st.Output, st.Failure)
+		}
+		if got := <-ranBy; got != "worker local=false" {
+			t.Fatalf("the activity ran as %q, want on the worker through the queue", got)
+		}
+	})
+}
