@@ -59,7 +59,7 @@ func main() {
 	flag.DurationVar(&c.fanoutFor, "fanout-duration", 10*time.Second, "fanout: how long to keep instances in flight")
 	flag.IntVar(&c.fanoutInFlight, "fanout-inflight", 20, "fanout: instances kept in flight")
 	flag.IntVar(&c.starters, "starters", 16, "concurrent starters for the at-once scenarios")
-	flag.IntVar(&c.orchConcurrency, "orch-concurrency", 8, "orchestration dispatcher concurrency")
+	flag.IntVar(&c.orchConcurrency, "orch-concurrency", 32, "orchestration dispatcher concurrency (turn slots: local activities and eager starts need free ones)")
 	flag.IntVar(&c.actConcurrency, "act-concurrency", 32, "activity dispatcher concurrency")
 	flag.IntVar(&c.pgConns, "pg-conns", 32, "PostgreSQL pool size")
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
