@@ -44,3 +44,20 @@ type EagerStarter interface {
 	// any dispatcher, and they are woken. On error nothing is queued.
 	EnqueueForOrchestratorFetching(ctx context.Context, item WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
 }
+
+// FirstTurnCommitter is implemented by providers that let the process
+// starting an instance commit the instance's first turn as its start (direct
+// start): no start message is queued and nothing is fetched; the instance,
+// its history and the turn's messages appear in one commit.
+type FirstTurnCommitter interface {
+	// CommitFirstTurn commits ack, the first turn computed from a start
+	// message for instance, in one transaction, when the instance does not
+	// exist, no live lock holds it and no message of any kind is queued for
+	// it: as AckOrchestrationItem would commit the turn of that message,
+	// with the worker items at the positions in lease inserted leased to the
+	// caller for lockTimeout as AckOrchestrationItemLeasing does. Otherwise
+	// nothing changes and created is false: the caller queues the start
+	// instead. ack is for execution 1 and names the orchestration in its
+	// metadata. On error nothing is committed.
+	CommitFirstTurn(ctx context.Context, instance string, ack OrchestrationAck, lease []int, lockTimeout time.Duration) (created bool, leases []*WorkItemLease, err error)
+}

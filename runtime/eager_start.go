@@ -2,17 +2,28 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
 
 // Client returns a client on the runtime's store whose Start runs the new
-// instance's first turn in this runtime when it can (eager start): the store
-// supports it, this runtime has the orchestration's code and a turn slot is
-// free. The start is then queued and the instance locked in one commit, and
-// the turn runs at once, with no fetch and no other dispatcher woken.
-// Otherwise, and for starts with StartWithEvent, Start queues the start as a
-// NewClient's does. The client works after Shutdown too, queuing plainly.
+// instance's first turn in this runtime when it can: the store supports it,
+// this runtime has the orchestration's code and a turn slot is free.
+//
+// With a store that can commit a first turn as the start
+// (provider.FirstTurnCommitter), Start computes the turn before it returns
+// and commits the instance, its history and what the turn sends in one
+// commit (direct start). A first turn that runs local activities is started
+// eagerly instead, so Start never waits for user activities: with a store
+// that can lock the instance it queues (provider.EagerStarter), Start queues
+// the start and locks the instance in one commit, and the turn runs at once
+// in a turn slot (eager start).
+// Either way no fetch is needed and no other dispatcher is woken. Otherwise,
+// for an instance that exists or is being started, and for starts with
+// StartWithEvent, Start queues the start as a NewClient's does. The client
+// works after Shutdown too, queuing plainly.
 func (r *Runtime) Client() *Client {
 	c := NewClient(r.p)
 	c.eager = r
@@ -23,8 +34,9 @@ func (r *Runtime) Client() *Client {
 // reports false, having done nothing, when the start must be queued plainly.
 // On error nothing was queued.
 func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (bool, error) {
-	s, ok := r.p.(provider.EagerStarter)
-	if !ok {
+	c, direct := r.p.(provider.FirstTurnCommitter)
+	s, eager := r.p.(provider.EagerStarter)
+	if !direct && !eager {
 		return false, nil
 	}
 	if _, _, err := r.reg.orchestration(item.Name, item.Version); err != nil {
@@ -36,6 +48,18 @@ func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (boo
 	if tryAcquire(r.turnSlots, 1) == 0 {
 		r.loops.Done()
 		return false, nil
+	}
+	if direct {
+		switch res, err := r.startDirectly(ctx, c, item); {
+		case res == directCommitted || err != nil:
+			<-r.turnSlots
+			r.loops.Done()
+			return true, err
+		case res == directRefused || !eager:
+			<-r.turnSlots
+			r.loops.Done()
+			return false, nil
+		}
 	}
 	turn, err := s.EnqueueForOrchestratorFetching(ctx, item, r.opts.OrchestrationLockTimeout)
 	if turn == nil {
@@ -49,6 +73,59 @@ func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (boo
 		r.runOrchestrationItem(context.WithoutCancel(r.fetchCtx), turn)
 	}()
 	return true, nil
+}
+
+type directResult int
+
+const (
+	directCommitted directResult = iota
+	// directRefused: the instance exists, is locked or has messages queued.
+	directRefused
+	// directNotHere: the first turn runs local activities (Start does not
+	// wait for them) or cannot be computed here; a turn slot should run it.
+	directNotHere
+)
+
+// errLocalAtStart stops a first turn computed inside Start at its first local
+// activity: Start does not run user activities before it returns.
+var errLocalAtStart = errors.New("the first turn runs a local activity")
+
+// startDirectly computes the new instance's first turn here and commits it as
+// the start. Unless it reports directCommitted, nothing was committed.
+func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitter, start provider.WorkItem) (directResult, error) {
+	item := &provider.OrchestrationItem{Instance: start.Instance, ExecutionID: 1, AttemptCount: 1,
+		Messages: []provider.WorkItem{start}, OrchestrationName: start.Name, Version: start.Version}
+	in, ok := prepareTurn(item, time.Now())
+	if !ok {
+		return directNotHere, nil
+	}
+	in.stepTimeout = r.opts.StepTimeout
+	if r.activitySlots != nil {
+		in.local = &localRunner{
+			has: r.localActivities(item).has,
+			run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
+				return provider.WorkItem{}, errLocalAtStart
+			},
+		}
+	}
+	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	if err != nil {
+		if !errors.Is(err, errLocalAtStart) {
+			r.opts.Logger.Debug("first turn not computed at start; a dispatcher will run it", "instance", start.Instance, "error", err)
+		}
+		return directNotHere, nil
+	}
+	created := false
+	err = r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
+		var leases []*provider.WorkItemLease
+		var err error
+		created, leases, err = c.CommitFirstTurn(ctx, start.Instance, ack, lease, r.opts.ActivityLockTimeout)
+		return leases, err
+	})
+	if err != nil || created {
+		return directCommitted, err
+	}
+	return directRefused, nil
 }
 
 // holdLoop counts one more running loop for Shutdown to wait for, unless the

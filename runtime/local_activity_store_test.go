@@ -15,7 +15,7 @@ import (
 // ackCountingStore is shortcutStore counting the turns committed.
 type ackCountingStore struct {
 	shortcutStore
-	acks atomic.Int64
+	acks, firstTurns atomic.Int64
 }
 
 func (s *ackCountingStore) AckOrchestrationItem(ctx context.Context, token string, ack provider.OrchestrationAck) error {
@@ -23,53 +23,75 @@ func (s *ackCountingStore) AckOrchestrationItem(ctx context.Context, token strin
 	return s.testStore.AckOrchestrationItem(ctx, token, ack)
 }
 
+// directAckCountingStore is ackCountingStore that commits first turns as starts.
+type directAckCountingStore struct{ *ackCountingStore }
+
+func (s directAckCountingStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
+	s.firstTurns.Add(1)
+	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
+}
+
 // TestLocalActivitiesCommitWithTheTurn: an orchestration whose activity runs
 // WithLocal, started through the runtime's client, completes in one commit
-// of one turn: no work item, nothing fetched. The history records the
-// activity as any other.
+// of one turn: no work item, nothing fetched. A store that could commit the
+// first turn as the start is not asked to: Start does not wait for local
+// activities, so the turn runs eagerly in a turn slot. The history records
+// the activity as any other.
 func TestLocalActivitiesCommitWithTheTurn(t *testing.T) {
-	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &ackCountingStore{shortcutStore: shortcutStore{&countingStore{testStore: store}}}
-		var local atomic.Int64
-		reg := runtime.NewRegistry()
-		runtime.RegisterActivity(reg, "Greet", func(ctx context.Context, name string) (string, error) {
-			if info, ok := runtime.ActivityInfoFrom(ctx); ok && info.Local {
-				local.Add(1)
-			}
-			return "Hello, " + name, nil
+	for _, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			onEachStore(t, func(t *testing.T, store testStore) { localActivitiesCommitWithTheTurn(t, store, direct) })
 		})
-		runtime.RegisterOrchestration(reg, "Hello", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
-			return runtime.Await[string](ctx.CallActivity("Greet", name, runtime.WithLocal()))
-		})
-		client := startRuntime(t, counting, reg, fastOptions()).Client()
-		const n = 10
-		for i := range n {
-			id := fmt.Sprintf("local-%d", i)
-			if err := client.Start(t.Context(), id, "Hello", id); err != nil {
-				t.Fatal(err)
-			}
-			if st := wait(t, client, id); st.Status != runtime.StatusCompleted || st.Output != `"Hello, `+id+`"` {
-				t.Fatalf("%s: %s %q %v", id, st.Status, st.Output, st.Failure)
-			}
+	}
+}
+
+func localActivitiesCommitWithTheTurn(t *testing.T, store testStore, direct bool) {
+	counting := &ackCountingStore{shortcutStore: shortcutStore{&countingStore{testStore: store}}}
+	var p provider.Provider = counting
+	if direct {
+		p = directAckCountingStore{counting}
+	}
+	var local atomic.Int64
+	reg := runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "Greet", func(ctx context.Context, name string) (string, error) {
+		if info, ok := runtime.ActivityInfoFrom(ctx); ok && info.Local {
+			local.Add(1)
 		}
-		if acks, turns, acts := counting.acks.Load(), counting.turnsFetched.Load(), counting.activitiesFetched.Load(); acks != n || turns != 0 || acts != 0 {
-			t.Fatalf("%d instances took %d commits, %d fetched turns, %d fetched activities; want %d, 0, 0", n, acks, turns, acts, n)
-		}
-		if got := local.Load(); got != n {
-			t.Fatalf("%d activities saw ActivityInfo.Local, want %d", got, n)
-		}
-		history, err := client.History(t.Context(), "local-0")
-		if err != nil {
+		return "Hello, " + name, nil
+	})
+	runtime.RegisterOrchestration(reg, "Hello", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("Greet", name, runtime.WithLocal()))
+	})
+	client := startRuntime(t, p, reg, fastOptions()).Client()
+	const n = 10
+	for i := range n {
+		id := fmt.Sprintf("local-%d", i)
+		if err := client.Start(t.Context(), id, "Hello", id); err != nil {
 			t.Fatal(err)
 		}
-		var kinds []string
-		for _, e := range history {
-			kinds = append(kinds, string(e.Kind))
+		if st := wait(t, client, id); st.Status != runtime.StatusCompleted || st.Output != `"Hello, `+id+`"` {
+			t.Fatalf("%s: %s %q %v", id, st.Status, st.Output, st.Failure)
 		}
-		if got := strings.Join(kinds, ","); got != "OrchestrationStarted,ActivityScheduled,ActivityCompleted,OrchestrationCompleted" {
-			t.Fatalf("history %s", got)
-		}
-	})
+	}
+	acks, first, turns, acts := counting.acks.Load(), counting.firstTurns.Load(), counting.turnsFetched.Load(), counting.activitiesFetched.Load()
+	if acks != n || first != 0 || turns != 0 || acts != 0 {
+		t.Fatalf("%d instances took %d acks, %d first-turn commits, %d fetched turns, %d fetched activities; want %d, 0, 0, 0",
+			n, acks, first, turns, acts, n)
+	}
+	if got := local.Load(); got != n {
+		t.Fatalf("%d activities saw ActivityInfo.Local, want %d", got, n)
+	}
+	history, err := client.History(t.Context(), "local-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range history {
+		kinds = append(kinds, string(e.Kind))
+	}
+	if got := strings.Join(kinds, ","); got != "OrchestrationStarted,ActivityScheduled,ActivityCompleted,OrchestrationCompleted" {
+		t.Fatalf("history %s", got)
+	}
 }
 
 // TestLocalActivityInterruptedByShutdown: a local activity still running when

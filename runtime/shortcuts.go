@@ -29,15 +29,28 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // worker woken for them (eager dispatch).
 func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) error {
 	leaser, ok := r.p.(provider.ActivityLeaser)
-	if !ok || len(ack.WorkerItems) == 0 || r.activitySlots == nil || !r.accepting() {
+	if !ok {
 		return r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+	}
+	return r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
+		if len(lease) == 0 {
+			return nil, r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+		}
+		return leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, lease, r.opts.ActivityLockTimeout)
+	})
+}
+
+// commitLeasing runs commit with the positions of the ack's activities this
+// process can run now (none when it runs no activities or is shutting down),
+// holding an activity slot for each, and runs the activities commit leased.
+func (r *Runtime) commitLeasing(ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
+	if len(ack.WorkerItems) == 0 || r.activitySlots == nil || !r.accepting() {
+		_, err := commit(nil)
+		return err
 	}
 	runnable := r.runnableHere(ack.WorkerItems)
 	n := tryAcquire(r.activitySlots, len(runnable))
-	if n == 0 {
-		return r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
-	}
-	leases, err := leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, runnable[:n], r.opts.ActivityLockTimeout)
+	leases, err := commit(runnable[:n])
 	for range n - len(leases) {
 		<-r.activitySlots
 	}

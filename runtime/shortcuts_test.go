@@ -15,7 +15,12 @@ import (
 // shortcut interfaces, so the runtime takes the plain paths.
 type countingStore struct {
 	testStore
-	turnsFetched, activitiesFetched atomic.Int64
+	turnsFetched, activitiesFetched, messagesQueued atomic.Int64
+}
+
+func (s *countingStore) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+	s.messagesQueued.Add(1)
+	return s.testStore.EnqueueForOrchestrator(ctx, item, delay)
 }
 
 func (s *countingStore) FetchOrchestrationItems(ctx context.Context, max int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
@@ -44,22 +49,34 @@ func (s shortcutStore) AckWorkItemContinuing(ctx context.Context, token string, 
 }
 
 func (s shortcutStore) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
+	s.messagesQueued.Add(1)
 	return s.testStore.(provider.EagerStarter).EnqueueForOrchestratorFetching(ctx, item, lock)
+}
+
+// directStore is shortcutStore that can also commit a first turn as the start.
+type directStore struct{ shortcutStore }
+
+func (s directStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
+	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
 }
 
 // TestShortcutsSaveFetches runs instances of a two-activity orchestration
 // one after another, started with the runtime's client: with the store's
 // shortcuts nothing is fetched (the start locks the instance for its first
-// turn, activities are leased with the turn that schedules them, and each
-// completion brings the next turn back); without them every turn and every
-// activity is fetched. Outputs are the same.
+// turn, or commits that turn itself; activities are leased with the turn
+// that schedules them, and each completion brings the next turn back);
+// without them every turn and every activity is fetched. A direct start
+// queues no start message at all. Outputs are the same.
 func TestShortcutsSaveFetches(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		for _, shortcuts := range []bool{true, false} {
-			t.Run(fmt.Sprintf("shortcuts=%v", shortcuts), func(t *testing.T) {
+		for _, shortcuts := range []string{"direct", "eager", "none"} {
+			t.Run("shortcuts="+shortcuts, func(t *testing.T) {
 				counting := &countingStore{testStore: store}
 				var p provider.Provider = counting
-				if shortcuts {
+				switch shortcuts {
+				case "direct":
+					p = directStore{shortcutStore{counting}}
+				case "eager":
 					p = shortcutStore{counting}
 				}
 				reg := runtime.NewRegistry()
@@ -74,7 +91,7 @@ func TestShortcutsSaveFetches(t *testing.T) {
 				client := startRuntime(t, p, reg, fastOptions()).Client()
 				const n = 10
 				for i := range n {
-					id := fmt.Sprintf("twice-%v-%d", shortcuts, i)
+					id := fmt.Sprintf("twice-%s-%d", shortcuts, i)
 					if err := client.Start(t.Context(), id, "Twice", i); err != nil {
 						t.Fatal(err)
 					}
@@ -83,13 +100,17 @@ func TestShortcutsSaveFetches(t *testing.T) {
 						t.Fatalf("%s: %s %q %v, want Completed %d", id, st.Status, st.Output, st.Failure, i+2)
 					}
 				}
-				turns, activities := counting.turnsFetched.Load(), counting.activitiesFetched.Load()
-				wantTurns, wantActivities := int64(3*n), int64(2*n)
-				if shortcuts {
+				turns, activities, starts := counting.turnsFetched.Load(), counting.activitiesFetched.Load(), counting.messagesQueued.Load()
+				wantTurns, wantActivities, wantStarts := int64(3*n), int64(2*n), int64(n)
+				switch shortcuts {
+				case "direct":
+					wantTurns, wantActivities, wantStarts = 0, 0, 0
+				case "eager":
 					wantTurns, wantActivities = 0, 0
 				}
-				if turns != wantTurns || activities != wantActivities {
-					t.Fatalf("fetched %d turns and %d activities for %d instances, want %d and %d", turns, activities, n, wantTurns, wantActivities)
+				if turns != wantTurns || activities != wantActivities || starts != wantStarts {
+					t.Fatalf("fetched %d turns and %d activities and queued %d starts for %d instances, want %d, %d and %d",
+						turns, activities, starts, n, wantTurns, wantActivities, wantStarts)
 				}
 			})
 		}
@@ -108,45 +129,109 @@ func (s unfetchedStore) FetchOrchestrationItems(ctx context.Context, _ int, _, p
 	return nil, nil
 }
 
+// unfetchedDirectStore is unfetchedStore that can commit a first turn as the start.
+type unfetchedDirectStore struct{ unfetchedStore }
+
+func (s unfetchedDirectStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
+	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
+}
+
 // TestEagerStartFallsBack: the runtime's client runs a first turn here when
-// it can; it queues the start plainly, for any dispatcher to fetch, when
-// this runtime has no code for the orchestration or the start carries an
-// event.
+// it can (eagerly or directly); it queues the start plainly, for any
+// dispatcher to fetch, when this runtime has no code for the orchestration
+// or the start carries an event.
 func TestEagerStartFallsBack(t *testing.T) {
-	onEachStore(t, func(t *testing.T, store testStore) {
-		reg := runtime.NewRegistry()
-		runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
-			return "hi", nil
+	for _, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			onEachStore(t, func(t *testing.T, store testStore) { eagerStartFallsBack(t, store, direct) })
 		})
-		client := startRuntime(t, unfetchedStore{shortcutStore{&countingStore{testStore: store}}}, reg, fastOptions()).Client()
-		if err := client.Start(t.Context(), "eager", "Greet", struct{}{}); err != nil {
-			t.Fatal(err)
+	}
+}
+
+func eagerStartFallsBack(t *testing.T, store testStore, direct bool) {
+	reg := runtime.NewRegistry()
+	runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+		return "hi", nil
+	})
+	var p provider.Provider = unfetchedStore{shortcutStore{&countingStore{testStore: store}}}
+	if direct {
+		p = unfetchedDirectStore{p.(unfetchedStore)}
+	}
+	client := startRuntime(t, p, reg, fastOptions()).Client()
+	if err := client.Start(t.Context(), "eager", "Greet", struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(t, client, "eager"); st.Status != runtime.StatusCompleted || st.Output != `"hi"` {
+		t.Fatalf("eager: %s %q %v, want Completed \"hi\" with no turn fetched", st.Status, st.Output, st.Failure)
+	}
+	if err := client.Start(t.Context(), "with-event", "Greet", struct{}{}, runtime.StartWithEvent("name", "ada")); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(t.Context(), "elsewhere", "Elsewhere", struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	queued := map[string][]provider.WorkItemKind{}
+	for range 2 {
+		item, err := store.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+		if err != nil || item == nil {
+			t.Fatalf("fetch a plainly queued start: %v %v", item, err)
 		}
-		if st := wait(t, client, "eager"); st.Status != runtime.StatusCompleted || st.Output != `"hi"` {
-			t.Fatalf("eager: %s %q %v, want Completed \"hi\" with no turn fetched", st.Status, st.Output, st.Failure)
+		for _, m := range item.Messages {
+			queued[item.Instance] = append(queued[item.Instance], m.Kind)
 		}
-		if err := client.Start(t.Context(), "with-event", "Greet", struct{}{}, runtime.StartWithEvent("name", "ada")); err != nil {
-			t.Fatal(err)
-		}
-		if err := client.Start(t.Context(), "elsewhere", "Elsewhere", struct{}{}); err != nil {
-			t.Fatal(err)
-		}
-		queued := map[string][]provider.WorkItemKind{}
-		for range 2 {
-			item, err := store.FetchOrchestrationItem(t.Context(), time.Minute, 0)
-			if err != nil || item == nil {
-				t.Fatalf("fetch a plainly queued start: %v %v", item, err)
+	}
+	want := map[string][]provider.WorkItemKind{
+		"with-event": {provider.WorkStartOrchestration, provider.WorkExternalRaised},
+		"elsewhere":  {provider.WorkStartOrchestration},
+	}
+	if fmt.Sprint(queued) != fmt.Sprint(want) {
+		t.Fatalf("queued for any dispatcher: %v, want %v", queued, want)
+	}
+}
+
+// TestDirectStartOfExistingInstanceQueuesIt: a second Start of an instance
+// that exists is refused by the store and queued plainly; the dispatcher's
+// turn drops it, so the instance keeps its first run and Start stays
+// idempotent.
+func TestDirectStartOfExistingInstanceQueuesIt(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		reg := runtime.NewRegistry()
+		runtime.RegisterOrchestration(reg, "Echo", func(ctx *runtime.OrchestrationContext, in string) (string, error) {
+			return in, nil
+		})
+		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, fastOptions()).Client()
+		for _, in := range []string{"first", "second"} {
+			if err := client.Start(t.Context(), "x", "Echo", in); err != nil {
+				t.Fatalf("start with %q: %v", in, err)
 			}
-			for _, m := range item.Messages {
-				queued[item.Instance] = append(queued[item.Instance], m.Kind)
+		}
+		if st := wait(t, client, "x"); st.Status != runtime.StatusCompleted || st.Output != `"first"` {
+			t.Fatalf("x: %s %q, want Completed \"first\"", st.Status, st.Output)
+		}
+		if got := counting.messagesQueued.Load(); got != 1 {
+			t.Fatalf("%d start messages queued, want 1 (the refused second start)", got)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			d, err := store.GetQueueDepths(t.Context())
+			if err != nil {
+				t.Fatal(err)
 			}
+			if d.Orchestrator == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the refused start was never consumed: %+v", d)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		want := map[string][]provider.WorkItemKind{
-			"with-event": {provider.WorkStartOrchestration, provider.WorkExternalRaised},
-			"elsewhere":  {provider.WorkStartOrchestration},
+		history, err := client.History(t.Context(), "x")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if fmt.Sprint(queued) != fmt.Sprint(want) {
-			t.Fatalf("queued for any dispatcher: %v, want %v", queued, want)
+		if len(history) != 2 {
+			t.Fatalf("x's history has %d events, want the first run's 2", len(history))
 		}
 	})
 }

@@ -175,19 +175,27 @@ const ackQuery = `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6
 // sendAck runs the ack function, leasing the worker items at the 1-based
 // positions in lease for leaseFor.
 func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) (ackResult, error) {
+	return scanAck(p.pool.QueryRow(ctx, ackQuery, ackArgList(lockToken, enc, lease, leaseFor)...))
+}
+
+// ackArgList is the ack function's arguments, in order.
+func ackArgList(lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) []any {
 	a := ackArgs(enc)
 	if lease == nil {
 		lease = []int32{}
 	}
-	var res ackResult
-	err := p.pool.QueryRow(ctx, ackQuery, lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
+	return []any{lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
 		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
 		a.orchInstances, a.orchData, a.orchVisible,
 		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
 		enc.CustomStatus != nil, a.customValue,
 		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs,
-		lease, leaseFor.Milliseconds(),
-	).Scan(&res.instance, &res.statusChanged, &res.orchestratorPending, &res.leaseTokens, nil, &res.leaseStates)
+		lease, leaseFor.Milliseconds()}
+}
+
+func scanAck(row pgx.Row) (ackResult, error) {
+	var res ackResult
+	err := row.Scan(&res.instance, &res.statusChanged, &res.orchestratorPending, &res.leaseTokens, nil, &res.leaseStates)
 	return res, err
 }
 

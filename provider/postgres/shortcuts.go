@@ -2,18 +2,22 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 var (
-	_ provider.ActivityLeaser    = (*Provider)(nil)
-	_ provider.ActivityContinuer = (*Provider)(nil)
-	_ provider.EagerStarter      = (*Provider)(nil)
+	_ provider.ActivityLeaser     = (*Provider)(nil)
+	_ provider.ActivityContinuer  = (*Provider)(nil)
+	_ provider.EagerStarter       = (*Provider)(nil)
+	_ provider.FirstTurnCommitter = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack
@@ -29,10 +33,6 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
 		return nil, err
 	}
-	positions := make([]int32, len(lease))
-	for k, i := range lease {
-		positions[k] = int32(i + 1)
-	}
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	res, err := p.sendAck(ctx, lockToken, enc, positions, lockTimeout)
+	res, err := p.sendAck(ctx, lockToken, enc, positions(lease), lockTimeout)
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
@@ -48,6 +48,65 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	// Workers are woken only for what this process does not run.
 	p.announceAck(res, len(got) < len(enc.WorkerItems))
 	return got, nil
+}
+
+// positions are lease's 0-based positions as the 1-based ones SQL takes.
+func positions(lease []int) []int32 {
+	out := make([]int32, len(lease))
+	for k, i := range lease {
+		out[k] = int32(i + 1)
+	}
+	return out
+}
+
+// CommitFirstTurn implements provider.FirstTurnCommitter: one batch (one
+// transaction) locks the new instance under a token of our own, refusing
+// with DX007 when it exists, is locked or has messages queued, and acks the
+// turn under that token.
+func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+	const op = "commit first turn"
+	if err := encode.CheckFirstTurn(op, instance, ack); err != nil {
+		return false, nil, err
+	}
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return false, nil, err
+	}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return false, nil, err
+	}
+	enc, err := encode.EncodeAck(op, ack)
+	if err != nil {
+		return false, nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return false, nil, err
+	}
+	token := uuid.NewString()
+	b := &pgx.Batch{}
+	b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
+	b.Queue(ackQuery, ackArgList(token, enc, positions(lease), lockTimeout)...)
+	br := p.pool.SendBatch(ctx, b)
+	res, err := readFirstTurn(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "DX007" {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, classify(op, instance, err)
+	}
+	got := leasesOf(res, ack, lease)
+	p.announceAck(res, len(got) < len(enc.WorkerItems))
+	return true, got, nil
+}
+
+func readFirstTurn(br pgx.BatchResults) (ackResult, error) {
+	if _, err := br.Exec(); err != nil {
+		return ackResult{}, err
+	}
+	return scanAck(br.QueryRow())
 }
 
 // leasesOf turns what the ack reports into leases: the items are the ack's

@@ -3,6 +3,7 @@ package providertest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -25,7 +26,169 @@ func shortcutCases() []Case {
 		{"EagerStartLocksFreeInstance", eagerStartLocksFreeInstance},
 		{"EagerStartLeavesLockedInstanceQueued", eagerStartLeavesLockedInstance},
 		{"EagerStartOfInvalidItemQueuesNothing", eagerStartInvalidItem},
+		{"FirstTurnCreatesInstance", firstTurnCreatesInstance},
+		{"FirstTurnRefusedForExistingInstance", firstTurnRefusedExisting},
+		{"FirstTurnRefusedWhenMessageQueued", firstTurnRefusedQueued},
+		{"FirstTurnRefusedWhenLocked", firstTurnRefusedLocked},
+		{"FirstTurnInvalidCommitsNothing", firstTurnInvalid},
+		{"ConcurrentFirstTurnsCreateOnce", concurrentFirstTurns},
 	}
+}
+
+func committer(e *env) provider.FirstTurnCommitter { return capability[provider.FirstTurnCommitter](e) }
+
+// directFirstTurn is the first turn of instance computed from startItem,
+// scheduling activities 2, 3 and 4, a timer (5) and a custom status.
+func directFirstTurn(instance string) provider.OrchestrationAck {
+	start := startItem(instance)
+	ack := firstTurn(&provider.OrchestrationItem{Instance: instance, ExecutionID: 1, OrchestrationName: start.Name, Version: start.Version})
+	for id := int64(2); id <= 4; id++ {
+		ack.HistoryDelta = append(ack.HistoryDelta, provider.Event{ID: id, Kind: provider.EventActivityScheduled, Name: "Act"})
+		ack.WorkerItems = append(ack.WorkerItems, activityItem(instance, 1, id))
+	}
+	ack.HistoryDelta = append(ack.HistoryDelta, provider.Event{ID: 5, Kind: provider.EventTimerCreated, FireAt: time.Now().Add(time.Hour).UnixMilli()})
+	ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkTimerFired, Instance: instance, ExecutionID: 1, ID: 5,
+		FireAt: time.Now().Add(time.Hour).UnixMilli()}}
+	ack.Metadata.CustomStatus = &provider.CustomStatusUpdate{Value: `"begun"`}
+	return ack
+}
+
+// firstTurnCreatesInstance: the instance, its history, its messages, custom
+// status and leases appear in one commit; nothing is left to fetch for it,
+// and its next turn takes it like any other.
+func firstTurnCreatesInstance(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	created, leases, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{1}, longLock)
+	e.must(err, "commit a's first turn")
+	e.wantEqual(created, true, "a created")
+	e.wantEqual(len(leases), 1, "leases")
+	e.wantEqual(leases[0].Item.ID, int64(3), "the leased activity")
+	e.wantEqual(leases[0].AttemptCount, 1, "its attempt")
+	e.wantEqual(leases[0].State, provider.StateRunning, "its execution's state")
+	e.wantEqual(len(e.history("a")), 5, "a's history")
+	info := e.info("a")
+	e.wantEqual(info.Status, provider.StatusRunning, "a's status")
+	e.wantEqual(info.OrchestrationName, orchName, "a's orchestration")
+	cs, changed, err := e.p.GetCustomStatus(e.ctx, "a", 0)
+	e.must(err, "read a's custom status")
+	if !changed || cs.Value == nil || *cs.Value != `"begun"` {
+		t.Fatalf("a's custom status %+v (changed %v), want \"begun\"", cs, changed)
+	}
+	e.fetchNone() // the timer is not due; no start message was queued
+	var ids []int64
+	for range 2 {
+		ids = append(ids, e.fetchWork().Item.ID)
+	}
+	e.wantEqual(ids, []int64{2, 4}, "the activities not leased, fetchable")
+	e.must(e.p.AckWorkItem(e.ctx, leases[0].LockToken, completionItem("a", 1, 3)), "ack the leased activity")
+	next := e.fetch()
+	e.wantEqual(next.Instance, "a", "a's next turn")
+	e.wantEqual(len(next.History), 5, "the next turn's history")
+}
+
+func firstTurnRefusedExisting(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	created, leases, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{0}, longLock)
+	e.must(err, "commit a first turn of an existing instance")
+	e.wantEqual(created, false, "created")
+	e.wantEqual(len(leases), 0, "leases")
+	e.wantEqual(len(e.history("a")), 1, "a's history, unchanged")
+	e.fetchWorkNone()
+	e.fetchNone()
+}
+
+// A start queued for the instance (or any message) comes first: the direct
+// start is refused and the queued message stays for a dispatcher.
+func firstTurnRefusedQueued(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+	e.must(err, "commit a first turn with a start queued")
+	e.wantEqual(created, false, "created")
+	item := e.fetch()
+	e.wantEqual(item.Exists, false, "a exists")
+	e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkStartOrchestration}, "a's queued start")
+	e.fetchWorkNone()
+}
+
+func firstTurnRefusedLocked(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	held := e.fetch()
+	created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+	e.must(err, "commit a first turn of a locked instance")
+	e.wantEqual(created, false, "created")
+	e.ack(held, firstTurn(held))
+	e.wantEqual(len(e.history("a")), 1, "a's history: the locked turn's")
+}
+
+func firstTurnInvalid(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	noName := directFirstTurn("a")
+	noName.Metadata.OrchestrationName = ""
+	later := directFirstTurn("a")
+	later.ExecutionID = 2
+	for what, call := range map[string]func() error{
+		"no orchestration name": func() error {
+			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", noName, nil, longLock)
+			return err
+		},
+		"execution 2": func() error {
+			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", later, nil, longLock)
+			return err
+		},
+		"no instance": func() error {
+			_, _, err := committer(e).CommitFirstTurn(e.ctx, "", directFirstTurn(""), nil, longLock)
+			return err
+		},
+		"lease out of range": func() error {
+			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{3}, longLock)
+			return err
+		},
+		"no lock timeout": func() error {
+			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, 0)
+			return err
+		},
+	} {
+		e.wantErr(call(), provider.ErrInvalidArgument, what)
+	}
+	e.wantEqual(len(e.history("a")), 0, "a's history")
+	e.fetchWorkNone()
+	e.fetchNone()
+}
+
+// Two processes starting the same instance directly at once: one creates it,
+// the other is refused; the history is the winner's alone.
+func concurrentFirstTurns(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	const n = 4
+	results := make(chan bool, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+			results <- created
+			errs <- err
+		}()
+	}
+	createdCount := 0
+	for range n {
+		if <-results {
+			createdCount++
+		}
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent first turn: %v", err)
+		}
+	}
+	e.wantEqual(createdCount, 1, "instances created by concurrent first turns")
+	e.wantEqual(len(e.history("a")), 5, "a's history")
+	var ids []int64
+	for range 3 {
+		ids = append(ids, e.fetchWork().Item.ID)
+	}
+	e.wantEqual(ids, []int64{2, 3, 4}, "a's activities, queued once")
+	e.fetchWorkNone()
 }
 
 func leaser(e *env) provider.ActivityLeaser { return capability[provider.ActivityLeaser](e) }

@@ -13,13 +13,15 @@ import (
 
 // AckOrchestrationItem implements provider.Provider.
 func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
-	_, err := p.ackTurn(ctx, lockToken, ack, nil)
+	_, err := p.ackTurn(ctx, lockToken, ack, nil, nil)
 	return err
 }
 
-// ackTurn commits a turn and, in the same transaction, runs lease (which may
-// be nil) on it; it notifies the dispatchers after commit.
-func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease func(tx *txn, now int64) (leased int, err error)) (leased int, err error) {
+// ackTurn commits a turn and, in the same transaction, runs claim first and
+// lease on it after (either may be nil); it notifies the dispatchers after
+// commit. claim may take the lock the turn is acked under.
+func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck,
+	claim func(tx *txn, now int64) error, lease func(tx *txn, now int64) (leased int, err error)) (leased int, err error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return 0, encode.LockNotHeld(op, "", "empty lock token")
@@ -32,6 +34,11 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	err = p.writeTx(ctx, op, func(tx *txn) error {
 		statusChanged, leased = false, 0
 		now := nowMs()
+		if claim != nil {
+			if err := claim(tx, now); err != nil {
+				return err
+			}
+		}
 		instance, err := heldInstance(ctx, tx, op, lockToken, now)
 		if err != nil {
 			return err

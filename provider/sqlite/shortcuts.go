@@ -14,7 +14,8 @@ import (
 var (
 	_ provider.ActivityLeaser    = (*Provider)(nil)
 	_ provider.ActivityContinuer = (*Provider)(nil)
-	_ provider.EagerStarter      = (*Provider)(nil)
+	_ provider.EagerStarter       = (*Provider)(nil)
+	_ provider.FirstTurnCommitter = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
@@ -28,23 +29,89 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 		return nil, err
 	}
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, lockToken, ack, func(tx *txn, now int64) (int, error) {
-		leases = leases[:0]
+	_, err := p.ackTurn(ctx, lockToken, ack, nil, leaseAll(ctx, ack, lease, lockTimeout, &leases))
+	if err != nil {
+		return nil, err
+	}
+	return leases, nil
+}
+
+// leaseAll leases the worker items at the positions in lease, which the
+// ack's transaction inserted, into *leases.
+func leaseAll(ctx context.Context, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration, leases *[]*provider.WorkItemLease) func(tx *txn, now int64) (int, error) {
+	return func(tx *txn, now int64) (int, error) {
+		*leases = (*leases)[:0]
 		for _, i := range lease {
 			l, err := leaseInserted(ctx, tx, ack.WorkerItems[i], now, now+lockTimeout.Milliseconds())
 			if err != nil {
 				return 0, err
 			}
 			if l != nil {
-				leases = append(leases, l)
+				*leases = append(*leases, l)
 			}
 		}
-		return len(leases), nil
-	})
-	if err != nil {
-		return nil, err
+		return len(*leases), nil
 	}
-	return leases, nil
+}
+
+// CommitFirstTurn implements provider.FirstTurnCommitter: the transaction
+// locks the new instance under a token of our own, refusing when it exists,
+// is locked or has messages queued, and acks the turn under that token.
+func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+	const op = "commit first turn"
+	if err := encode.CheckFirstTurn(op, instance, ack); err != nil {
+		return false, nil, err
+	}
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return false, nil, err
+	}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return false, nil, err
+	}
+	token := newToken()
+	claim := func(tx *txn, now int64) error {
+		return lockNewInstance(ctx, tx, instance, token, now, now+lockTimeout.Milliseconds())
+	}
+	var leases []*provider.WorkItemLease
+	_, err := p.ackTurn(ctx, token, ack, claim, leaseAll(ctx, ack, lease, lockTimeout, &leases))
+	if errors.Is(err, errNotNew) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	return true, leases, nil
+}
+
+// errNotNew refuses a direct start: the instance exists, is locked or has
+// messages queued. It rolls the claim back and is never returned to callers.
+var errNotNew = errors.New("instance is not new")
+
+// lockNewInstance locks an instance that does not exist, has no live lock
+// and no message queued, under token.
+func lockNewInstance(ctx context.Context, tx *txn, instance, token string, now, lockedUntil int64) error {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (instance_id) DO UPDATE
+		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
+		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
+	if err != nil {
+		return fmt.Errorf("lock new instance %q: %w", instance, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotNew
+	}
+	var taken bool
+	err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM instances WHERE instance_id = ?)
+		OR EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?)`, instance, instance).Scan(&taken)
+	switch {
+	case err != nil:
+		return fmt.Errorf("check new instance %q: %w", instance, err)
+	case taken:
+		return errNotNew
+	}
+	return nil
 }
 
 // leaseInserted leases the worker item this transaction inserted for w and

@@ -163,3 +163,18 @@ func DecodeCause(data string) *provider.ErrorDetails {
 	}
 	return &d
 }
+
+// CheckFirstTurn rejects a first turn that cannot create its instance: one
+// with no instance, another execution than the first, or no orchestration
+// name in its metadata.
+func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck) error {
+	switch {
+	case instance == "":
+		return Invalid(op, instance, "an instance ID is required")
+	case ack.ExecutionID != 1:
+		return Invalid(op, instance, "a first turn is for execution 1, got %d", ack.ExecutionID)
+	case ack.Metadata.OrchestrationName == "":
+		return Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
+	}
+	return nil
+}
