@@ -12,8 +12,8 @@ import (
 )
 
 var (
-	_ provider.ActivityLeaser    = (*Provider)(nil)
-	_ provider.ActivityContinuer = (*Provider)(nil)
+	_ provider.ActivityLeaser     = (*Provider)(nil)
+	_ provider.ActivityContinuer  = (*Provider)(nil)
 	_ provider.EagerStarter       = (*Provider)(nil)
 	_ provider.FirstTurnCommitter = (*Provider)(nil)
 )
