@@ -10,7 +10,8 @@ import (
 
 // Client returns a client on the runtime's store whose Start runs the new
 // instance's first turn in this runtime when it can: the store supports it,
-// this runtime has the orchestration's code and a turn slot is free.
+// this runtime has the orchestration's code and, for an eager start, a turn
+// slot is free (a direct start runs in the caller's goroutine).
 //
 // With a store that can commit a first turn as the start
 // (provider.FirstTurnCommitter), Start computes the turn before it returns
@@ -45,21 +46,21 @@ func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (boo
 	if !r.holdLoop() {
 		return false, nil
 	}
-	if tryAcquire(r.turnSlots, 1) == 0 {
-		r.loops.Done()
-		return false, nil
-	}
 	if direct {
+		// The caller's goroutine computes the turn: no turn slot is taken,
+		// so a start under load commits its first turn instead of queuing.
 		switch res, err := r.startDirectly(ctx, c, item); {
 		case res == directCommitted || err != nil:
-			<-r.turnSlots
 			r.loops.Done()
 			return true, err
 		case res == directRefused || !eager:
-			<-r.turnSlots
 			r.loops.Done()
 			return false, nil
 		}
+	}
+	if tryAcquire(r.turnSlots, 1) == 0 {
+		r.loops.Done()
+		return false, nil
 	}
 	turn, err := s.EnqueueForOrchestratorFetching(ctx, item, r.opts.OrchestrationLockTimeout)
 	if turn == nil {

@@ -235,3 +235,55 @@ func TestDirectStartOfExistingInstanceQueuesIt(t *testing.T) {
 		}
 	})
 }
+
+// TestDirectStartNeedsNoTurnSlot: with every turn slot busy, a direct start
+// still commits its first turn (the caller's goroutine computes it) instead
+// of queuing the start behind the busy slots.
+func TestDirectStartNeedsNoTurnSlot(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		started, release := make(chan struct{}), make(chan struct{})
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Block", func(context.Context, struct{}) (string, error) {
+			close(started)
+			<-release
+			return "released", nil
+		})
+		runtime.RegisterOrchestration(reg, "Hold", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Block", struct{}{}, runtime.WithLocal()))
+		})
+		runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return "hi", nil
+		})
+		opts := fastOptions()
+		opts.OrchestrationConcurrency = 1
+		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, opts).Client()
+		if err := client.Start(t.Context(), "hold", "Hold", struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			close(release)
+			if st := wait(t, client, "hold"); st.Status != runtime.StatusCompleted {
+				t.Errorf("hold: %s %v", st.Status, st.Failure)
+			}
+		}()
+		select {
+		case <-started: // the only turn slot is held by hold's turn
+		case <-time.After(30 * time.Second):
+			t.Fatal("hold's local activity never started")
+		}
+		if err := client.Start(t.Context(), "greet", "Greet", struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := client.Status(t.Context(), "greet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status != runtime.StatusCompleted || st.Output != `"hi"` {
+			t.Fatalf("greet right after Start: %s %q, want Completed \"hi\" (its first turn committed by Start)", st.Status, st.Output)
+		}
+		if got := counting.messagesQueued.Load(); got != 1 {
+			t.Fatalf("%d start messages queued, want 1 (hold's eager start only)", got)
+		}
+	})
+}
