@@ -103,7 +103,7 @@ func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitt
 	in.stepTimeout = r.opts.StepTimeout
 	if r.activitySlots != nil {
 		in.local = &localRunner{
-			has: r.localActivities(item).has,
+			has: r.hasActivity,
 			run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
 				return provider.WorkItem{}, errLocalAtStart
 			},

@@ -99,11 +99,17 @@ func (t *turn) executeLocal(wave []*action) ([]provider.WorkItem, error) {
 // hard-shutdown context.
 func (r *Runtime) localActivities(item *provider.OrchestrationItem) *localRunner {
 	return &localRunner{
-		has: func(name string) bool { _, err := r.reg.activity(name); return err == nil },
+		has: r.hasActivity,
 		run: func(w provider.WorkItem, timeout time.Duration) (provider.WorkItem, error) {
 			return r.runLocal(w, item.AttemptCount, timeout)
 		},
 	}
+}
+
+// hasActivity reports whether this runtime has the activity's code.
+func (r *Runtime) hasActivity(name string) bool {
+	_, err := r.reg.activity(name)
+	return err == nil
 }
 
 // runLocal executes one local activity. A result cut short by hard shutdown

@@ -71,7 +71,7 @@ func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
 		if w.Kind != provider.WorkActivityExecute {
 			continue
 		}
-		if _, err := r.reg.activity(w.Name); err == nil {
+		if r.hasActivity(w.Name) {
 			at = append(at, i)
 		}
 	}

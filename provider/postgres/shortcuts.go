@@ -65,13 +65,7 @@ func positions(lease []int) []int32 {
 // turn under that token.
 func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
 	const op = "commit first turn"
-	if err := encode.CheckFirstTurn(op, instance, ack); err != nil {
-		return false, nil, err
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return false, nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
 	}
 	enc, err := encode.EncodeAck(op, ack)

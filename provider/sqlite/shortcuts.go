@@ -59,13 +59,7 @@ func leaseAll(ctx context.Context, ack provider.OrchestrationAck, lease []int, l
 // is locked or has messages queued, and acks the turn under that token.
 func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
 	const op = "commit first turn"
-	if err := encode.CheckFirstTurn(op, instance, ack); err != nil {
-		return false, nil, err
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return false, nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
 	}
 	token := newToken()

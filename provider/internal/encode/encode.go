@@ -164,10 +164,17 @@ func DecodeCause(data string) *provider.ErrorDetails {
 	return &d
 }
 
-// CheckFirstTurn rejects a first turn that cannot create its instance: one
-// with no instance, another execution than the first, or no orchestration
-// name in its metadata.
-func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck) error {
+// CheckFirstTurn rejects a first turn that cannot create its instance (no
+// instance, another execution than the first, no orchestration name in its
+// metadata) and bad leasing arguments, as the providers' CommitFirstTurn
+// takes them.
+func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) error {
+	if err := CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return err
+	}
+	if err := CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return err
+	}
 	switch {
 	case instance == "":
 		return Invalid(op, instance, "an instance ID is required")
