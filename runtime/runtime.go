@@ -61,12 +61,16 @@ func (r *Runtime) Start(ctx context.Context) error {
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopFetching, r.fetchCtx = stop, fetchCtx
+	// Both slot pools exist before any loop starts: a turn reads
+	// activitySlots to decide eager dispatch and local activities.
 	r.turnSlots = make(chan struct{}, r.opts.OrchestrationConcurrency)
+	if r.opts.ActivityConcurrency > 0 {
+		r.activitySlots = make(chan struct{}, r.opts.ActivityConcurrency)
+	}
 	for range min(r.opts.OrchestrationPollers, r.opts.OrchestrationConcurrency) {
 		r.loops.Go(func() { r.orchestrationLoop(fetchCtx, r.turnSlots) })
 	}
-	if r.opts.ActivityConcurrency > 0 {
-		r.activitySlots = make(chan struct{}, r.opts.ActivityConcurrency)
+	if r.activitySlots != nil {
 		for range min(r.opts.ActivityPollers, r.opts.ActivityConcurrency) {
 			r.loops.Go(func() { r.activityLoop(fetchCtx, r.activitySlots) })
 		}
