@@ -15,10 +15,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,9 +62,13 @@ type Provider struct {
 	opts  Options
 	path  string
 
-	// writeMu serialises this process's writers so they do not spin on SQLite's
-	// busy handler against each other; other processes are held off by BEGIN IMMEDIATE.
-	writeMu sync.Mutex
+	// writes hands this process's write transactions to the one writer
+	// goroutine (writeLoop), so they never spin on SQLite's busy handler
+	// against each other and callers arriving together share a commit; other
+	// processes are held off by BEGIN IMMEDIATE.
+	writes     *writeQueue
+	writerDone chan struct{}
+	batches    atomic.Int64 // transactions the writer ran (a batch each), for tests
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -89,6 +93,10 @@ func Open(ctx context.Context, path string, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite provider %s: %w", path, err)
 	}
+	// Keep the connections open: a new one reads the schema and prepares every
+	// statement again. database/sql keeps only 2 idle by default, and a busy
+	// runtime reads on several at once while one writes.
+	db.SetMaxIdleConns(maxIdleConns)
 	return newProvider(ctx, db, path, opts)
 }
 
@@ -135,16 +143,20 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
 	}
-	return &Provider{
+	p := &Provider{
 		db:               db,
 		stmts:            newStatementCache(db),
 		opts:             opts,
 		path:             path,
+		writes:           newWriteQueue(),
+		writerDone:       make(chan struct{}),
 		orchestratorWork: wake.NewSignal(),
 		workerWork:       wake.NewSignal(),
 		statusChanged:    wake.NewSignal(),
 		closed:           make(chan struct{}),
-	}, nil
+	}
+	go p.writeLoop()
+	return p, nil
 }
 
 // Path is the database file the provider was opened on (":memory:" for memory).
@@ -155,6 +167,7 @@ func (p *Provider) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
 		close(p.closed)
+		<-p.writerDone // the transaction under way commits or fails first
 		p.stmts.close()
 		err = p.db.Close()
 	})
@@ -175,41 +188,8 @@ func newToken() string { return uuid.NewString() }
 // is free. writeTx retries with short random sleeps instead, up to BusyTimeout.
 const nativeBusyTimeout = 100 * time.Millisecond
 
-// writeTx runs fn in a BEGIN IMMEDIATE transaction and commits it, or rolls it
-// back when fn fails. While another connection holds the write lock it retries
-// the whole transaction, so fn must not keep state from a previous try.
-func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) error) error {
-	if err := p.checkOpen(op); err != nil {
-		return err
-	}
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	deadline := time.Now().Add(p.opts.BusyTimeout)
-	// Prepared with no connection held, for the next transactions.
-	defer p.stmts.prepareWanted(ctx)
-	for {
-		err := p.tryWriteTx(ctx, op, fn)
-		if !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond)
-	}
-}
-
-func (p *Provider) tryWriteTx(ctx context.Context, op string, fn func(tx *txn) error) error {
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(op, "", fmt.Errorf("begin: %w", err))
-	}
-	if err := fn(&txn{Tx: tx, stmts: p.stmts}); err != nil {
-		_ = tx.Rollback()
-		return classify(op, "", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return classify(op, "", fmt.Errorf("commit: %w", err))
-	}
-	return nil
-}
+// maxIdleConns is how many connections a file store keeps open between uses.
+const maxIdleConns = 16
 
 func (p *Provider) checkOpen(op string) error {
 	select {

@@ -98,29 +98,33 @@ func (c *statementCache) query(ctx context.Context, query string, args ...any) (
 	return c.db.QueryContext(ctx, query, args...)
 }
 
-// txn is a transaction that runs the cache's prepared statements.
+// txn is a transaction that runs the cache's prepared statements. Its
+// statements run under ctx, whatever context they are given: the transaction
+// may commit other callers' work too, and SQLite rolls back a whole
+// transaction when a write in it is interrupted.
 type txn struct {
 	*sql.Tx
 	stmts *statementCache
+	ctx   context.Context
 }
 
-func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (t *txn) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
 	if st := t.stmts.lookup(query); st != nil {
-		return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return t.Tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
 	}
-	return t.Tx.ExecContext(ctx, query, args...)
+	return t.Tx.ExecContext(t.ctx, query, args...)
 }
 
-func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (t *txn) QueryContext(_ context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := t.stmts.lookup(query); st != nil {
-		return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		return t.Tx.StmtContext(t.ctx, st).QueryContext(t.ctx, args...)
 	}
-	return t.Tx.QueryContext(ctx, query, args...)
+	return t.Tx.QueryContext(t.ctx, query, args...)
 }
 
-func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (t *txn) QueryRowContext(_ context.Context, query string, args ...any) *sql.Row {
 	if st := t.stmts.lookup(query); st != nil {
-		return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+		return t.Tx.StmtContext(t.ctx, st).QueryRowContext(t.ctx, args...)
 	}
-	return t.Tx.QueryRowContext(ctx, query, args...)
+	return t.Tx.QueryRowContext(t.ctx, query, args...)
 }
