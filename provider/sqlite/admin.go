@@ -32,7 +32,7 @@ func (p *Provider) ListChildren(ctx context.Context, instance string) ([]string,
 // ListExecutions implements provider.Admin.
 func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64, error) {
 	const op = "list executions"
-	rows, err := p.stmts.query(ctx, `SELECT execution_id FROM executions WHERE instance_id = ? ORDER BY execution_id`, instance)
+	rows, err := p.stmts.QueryContext(ctx, `SELECT execution_id FROM executions WHERE instance_id = ? ORDER BY execution_id`, instance)
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}
@@ -52,7 +52,7 @@ func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64
 }
 
 func (p *Provider) queryStrings(ctx context.Context, op, query string, args ...any) ([]string, error) {
-	rows, err := p.stmts.query(ctx, query, args...)
+	rows, err := p.stmts.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, classify(op, "", err)
 	}

@@ -40,6 +40,12 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		}
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
+		if err == nil {
+			err = p.loadHistories(ctx, op, items...)
+		}
+		if err != nil {
+			items = nil
+		}
 		if err != nil || len(items) > 0 {
 			return len(items) > 0, time.Time{}, err
 		}
@@ -114,7 +120,8 @@ func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string,
 }
 
 // lockInstance takes the instance lock, tags the visible messages with the new
-// token and loads the turn. It returns nil when the lock is held by someone else.
+// token and loads the turn but its history (loadHistories reads that after
+// the commit). It returns nil when the lock is held by someone else.
 func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
 	token := newToken()
 	res, err := tx.ExecContext(ctx, `
@@ -139,9 +146,6 @@ func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUnti
 		return nil, err
 	}
 	if err := loadInstance(ctx, tx, item); err != nil {
-		return nil, err
-	}
-	if err := loadTurnHistory(ctx, tx, item); err != nil {
 		return nil, err
 	}
 	return item, nil
@@ -208,17 +212,34 @@ func loadInstance(ctx context.Context, tx *txn, item *provider.OrchestrationItem
 	return nil
 }
 
-func loadTurnHistory(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
-	if !item.Exists {
-		return nil
+// loadHistories reads the history of each locked item, after the commit that
+// locked them: the write lock is not held while it is read and decoded, and
+// only the lock holder (this caller) appends to an instance's history. When
+// a read fails, the items are handed back, no attempt counted, so they need
+// not wait for their locks to expire.
+func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provider.OrchestrationItem) error {
+	for _, item := range items {
+		if item == nil || !item.Exists {
+			continue
+		}
+		events, decodeErr, err := readHistory(ctx, p.stmts, item.Instance, item.ExecutionID)
+		if err != nil {
+			p.handBack(ctx, items)
+			return classify(op, item.Instance, err)
+		}
+		item.History = events
+		item.DecodeError = errors.Join(item.DecodeError, decodeErr)
 	}
-	events, decodeErr, err := readHistory(ctx, tx, item.Instance, item.ExecutionID)
-	if err != nil {
-		return err
-	}
-	item.History = events
-	item.DecodeError = errors.Join(item.DecodeError, decodeErr)
 	return nil
+}
+
+func (p *Provider) handBack(ctx context.Context, items []*provider.OrchestrationItem) {
+	ctx = context.WithoutCancel(ctx)
+	for _, item := range items {
+		if item != nil {
+			_ = p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil)
+		}
+	}
 }
 
 type querier interface {
@@ -270,5 +291,8 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 		item, err = lockInstance(ctx, tx, instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
+	if err == nil {
+		err = p.loadHistories(ctx, op, item)
+	}
 	return item, err
 }

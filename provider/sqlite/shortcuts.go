@@ -146,6 +146,9 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 		item, err = lockInstance(ctx, tx, completion.Instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
+	if err == nil {
+		err = p.loadHistories(ctx, op, item)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +178,9 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 		turn, err = lockInstance(ctx, tx, item.Instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
+	if err == nil {
+		err = p.loadHistories(ctx, op, turn)
+	}
 	if err != nil {
 		return nil, err
 	}

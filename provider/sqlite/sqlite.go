@@ -62,13 +62,12 @@ type Provider struct {
 	opts  Options
 	path  string
 
-	// writes hands this process's write transactions to the one writer
-	// goroutine (writeLoop), so they never spin on SQLite's busy handler
-	// against each other and callers arriving together share a commit; other
+	// writes runs this process's write transactions one at a time
+	// (write_batch.go), so they never spin on SQLite's busy handler against
+	// each other and callers arriving together share a commit; other
 	// processes are held off by BEGIN IMMEDIATE.
-	writes     *writeQueue
-	writerDone chan struct{}
-	batches    atomic.Int64 // transactions the writer ran (a batch each), for tests
+	writes  *writeQueue
+	batches atomic.Int64 // write transactions run (a batch each), for tests
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -148,14 +147,12 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		stmts:            newStatementCache(db),
 		opts:             opts,
 		path:             path,
-		writes:           newWriteQueue(),
-		writerDone:       make(chan struct{}),
+		writes:           &writeQueue{},
 		orchestratorWork: wake.NewSignal(),
 		workerWork:       wake.NewSignal(),
 		statusChanged:    wake.NewSignal(),
 		closed:           make(chan struct{}),
 	}
-	go p.writeLoop()
 	return p, nil
 }
 
@@ -167,7 +164,7 @@ func (p *Provider) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
 		close(p.closed)
-		<-p.writerDone // the transaction under way commits or fails first
+		p.writes.stop() // the transaction under way commits or fails first
 		p.stmts.close()
 		err = p.db.Close()
 	})

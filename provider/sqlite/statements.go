@@ -90,8 +90,8 @@ func (c *statementCache) queryRow(ctx context.Context, query string, args ...any
 	return c.db.QueryRowContext(ctx, query, args...)
 }
 
-// query runs a read outside any transaction, prepared as queryRow is.
-func (c *statementCache) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+// QueryContext runs a read outside any transaction, prepared as queryRow is.
+func (c *statementCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := c.lookup(query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}

@@ -53,7 +53,7 @@ func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provide
 const watchBatch = 1000
 
 func (p *Provider) changesAfter(ctx context.Context, seq int64) ([]provider.StatusChange, error) {
-	rows, err := p.stmts.query(ctx, `
+	rows, err := p.stmts.QueryContext(ctx, `
 		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
 		FROM instances i
 		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id

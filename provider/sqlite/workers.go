@@ -37,7 +37,7 @@ func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
 // ListWorkers implements provider.Workers.
 func (p *Provider) ListWorkers(ctx context.Context, within time.Duration) ([]provider.WorkerInfo, error) {
 	const op = "list workers"
-	rows, err := p.stmts.query(ctx, `
+	rows, err := p.stmts.QueryContext(ctx, `
 		SELECT worker_id, info, started_at, last_seen FROM workers WHERE last_seen >= ? ORDER BY worker_id`,
 		nowMs()-within.Milliseconds())
 	if err != nil {

@@ -14,68 +14,98 @@ import (
 
 // Group commit. SQLite has one writer at a time, and a commit appends every
 // page it changed to the WAL, a system call each: a third of a busy runtime's
-// CPU went there. So one goroutine runs this process's write transactions,
-// and the callers that arrive while it commits share its next transaction.
+// CPU went there. So a process runs its write transactions one at a time,
+// and the callers that arrive while one commits share the next transaction.
 // Each caller's work runs in its own savepoint, so one that fails (a stale
 // lock token, an instance that already exists) rolls back only its own
 // changes and reports its own error; the others commit.
+//
+// There is no writer goroutine: a caller that finds no transaction under way
+// runs one itself (the leader), with whatever has queued, so an uncontended
+// write costs no hand-off between goroutines. A leader whose own work is done
+// passes the lead to the oldest waiting caller instead of serving others
+// indefinitely.
 
 // maxWriteBatch bounds how many callers share one transaction.
 const maxWriteBatch = 64
 
-// writeRequest is one caller's write transaction, answered on done.
+// writeRequest is one caller's write transaction, answered on done. lead is
+// closed when the caller is to run the next batches itself.
 type writeRequest struct {
 	ctx  context.Context
 	op   string
 	fn   func(tx *txn) error
 	done chan error
+	lead chan struct{}
 }
 
-// writeQueue holds the write requests waiting for the writer.
+// writeQueue holds the write requests waiting for a leader.
 type writeQueue struct {
 	mu      sync.Mutex
 	pending []*writeRequest
-	stopped bool          // the writer has ended: nothing more is taken
-	ready   chan struct{} // a request was added (capacity 1)
+	leading bool           // some caller holds the lead
+	stopped bool           // the store is closing: nothing more is run
+	leaders sync.WaitGroup // one while leading is true
 }
 
-func newWriteQueue() *writeQueue { return &writeQueue{ready: make(chan struct{}, 1)} }
-
-// add queues req, or reports false once the writer has ended.
-func (q *writeQueue) add(req *writeRequest) bool {
+// add queues req and reports whether its caller must lead; false with
+// ok=false once the queue has stopped.
+func (q *writeQueue) add(req *writeRequest) (lead, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.stopped {
-		return false
+		return false, false
 	}
 	q.pending = append(q.pending, req)
-	select {
-	case q.ready <- struct{}{}:
-	default:
+	if q.leading {
+		return false, true
 	}
-	return true
+	q.leading = true
+	q.leaders.Add(1)
+	return true, true
 }
 
-// take moves up to maxWriteBatch waiting requests into batch.
-func (q *writeQueue) take(batch []*writeRequest) []*writeRequest {
+// take moves up to maxWriteBatch waiting requests into batch. When the queue
+// has stopped it returns no batch but the requests left, to refuse.
+func (q *writeQueue) take(batch []*writeRequest) (next, refused []*writeRequest) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.stopped {
+		refused, q.pending = q.pending, nil
+		return batch[:0], refused
+	}
 	n := min(len(q.pending), maxWriteBatch)
 	batch = append(batch[:0], q.pending[:n]...)
 	rest := copy(q.pending, q.pending[n:])
 	clear(q.pending[rest:])
 	q.pending = q.pending[:rest]
-	return batch
+	return batch, nil
 }
 
-// stop ends the queue and returns what was still waiting.
-func (q *writeQueue) stop() []*writeRequest {
+// release ends the caller's lead: it passes to the oldest waiting request,
+// or lapses when none waits. Once the queue has stopped it lapses and
+// returns the requests still waiting, to refuse.
+func (q *writeQueue) release() (refused []*writeRequest) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.stopped {
+		refused, q.pending = q.pending, nil
+	} else if len(q.pending) > 0 {
+		close(q.pending[0].lead)
+		return nil
+	}
+	q.leading = false
+	q.leaders.Done()
+	return refused
+}
+
+// stop refuses every later request and waits for the leader, which answers
+// the ones still waiting with ErrClosed.
+func (q *writeQueue) stop() {
+	q.mu.Lock()
 	q.stopped = true
-	left := q.pending
-	q.pending = nil
-	return left
+	q.mu.Unlock()
+	q.leaders.Wait()
 }
 
 func (q *writeQueue) len() int {
@@ -92,46 +122,53 @@ func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) erro
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
-	req := &writeRequest{ctx: ctx, op: op, fn: fn, done: make(chan error, 1)}
-	if !p.writes.add(req) {
+	req := &writeRequest{ctx: ctx, op: op, fn: fn, done: make(chan error, 1), lead: make(chan struct{})}
+	lead, ok := p.writes.add(req)
+	if !ok {
 		return provider.Permanent(op, "", provider.ErrClosed)
 	}
-	// The writer answers every request it took, even when ctx ends: fn may
-	// be running in a transaction that is about to commit.
+	if !lead {
+		// The leader answers every request it took, even when ctx ends:
+		// fn may be running in a transaction that is about to commit.
+		select {
+		case err := <-req.done:
+			return err
+		case <-req.lead:
+		}
+	}
+	p.leadWrites(req)
 	return <-req.done
 }
 
-// writeLoop is the provider's one writer: it takes the requests waiting,
-// commits them together, prepares the statements they asked for (with no
-// connection held, so the next transactions find them) and answers them.
-// Once the provider closes it runs nothing more: what is left waiting is
-// answered with ErrClosed.
-func (p *Provider) writeLoop() {
-	defer close(p.writerDone)
-	batch := make([]*writeRequest, 0, maxWriteBatch)
+// leadWrites runs batches of the waiting requests until own has been
+// answered, then passes the lead on.
+func (p *Provider) leadWrites(own *writeRequest) {
+	defer func() { refuseWrites(p.writes.release()) }()
+	var batch, refused []*writeRequest
 	for {
-		select {
-		case <-p.writes.ready:
-		case <-p.closed:
-		}
-		for p.checkOpen("") == nil {
-			if batch = p.writes.take(batch); len(batch) == 0 {
-				break
-			}
-			errs := p.commitBatch(batch)
-			p.batches.Add(1)
-			p.stmts.prepareWanted(context.Background())
-			for i, req := range batch {
-				req.done <- errs[i]
-			}
-			clear(batch)
-		}
-		if p.checkOpen("") != nil {
-			for _, req := range p.writes.stop() {
-				req.done <- provider.Permanent(req.op, "", provider.ErrClosed)
-			}
+		batch, refused = p.writes.take(batch)
+		refuseWrites(refused)
+		if len(batch) == 0 {
 			return
 		}
+		errs := p.commitBatch(batch)
+		p.batches.Add(1)
+		// Prepared with no connection held, for the next transactions.
+		p.stmts.prepareWanted(context.Background())
+		answered := false
+		for i, req := range batch {
+			req.done <- errs[i]
+			answered = answered || req == own
+		}
+		if answered {
+			return
+		}
+	}
+}
+
+func refuseWrites(reqs []*writeRequest) {
+	for _, req := range reqs {
+		req.done <- provider.Permanent(req.op, "", provider.ErrClosed)
 	}
 }
 
