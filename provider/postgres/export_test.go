@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 )
@@ -24,3 +25,24 @@ func (p *Provider) MigrateDownTo(ctx context.Context, version int64) error {
 	_, err = mp.DownTo(ctx, version)
 	return err
 }
+
+// HoldCommits occupies the commit group's leader until release is called:
+// the acks queued meanwhile are sent as one batch.
+func (p *Provider) HoldCommits(ctx context.Context) (release func() error) {
+	started, gate, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- p.commit(ctx, func(b *pgx.Batch) {
+			close(started)
+			<-gate
+			b.Queue(`SELECT 1`)
+		}, func(br pgx.BatchResults) error { _, err := br.Exec(); return err })
+	}()
+	<-started
+	return func() error { close(gate); return <-done }
+}
+
+// CommitsWaiting is how many acks wait for the commit group's leader.
+func (p *Provider) CommitsWaiting() int { return p.commits.len() }
+
+// CommitBatches is how many batches the commit group has sent.
+func (p *Provider) CommitBatches() int64 { return p.commitBatches.Load() }

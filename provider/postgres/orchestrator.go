@@ -172,10 +172,14 @@ type ackResult struct {
 const ackQuery = `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
 	$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`
 
-// sendAck runs the ack function, leasing the worker items at the 1-based
+// sendAck runs the ack function (in a group commit), leasing the worker items at the 1-based
 // positions in lease for leaseFor.
 func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) (ackResult, error) {
-	return scanAck(p.pool.QueryRow(ctx, ackQuery, ackArgList(lockToken, enc, lease, leaseFor)...))
+	var res ackResult
+	err := p.commit(ctx,
+		func(b *pgx.Batch) { b.Queue(ackQuery, ackArgList(lockToken, enc, lease, leaseFor)...) },
+		func(br pgx.BatchResults) (err error) { res, err = scanAck(br.QueryRow()); return err })
+	return res, err
 }
 
 // ackArgList is the ack function's arguments, in order.

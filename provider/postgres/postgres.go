@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,6 +83,9 @@ type Provider struct {
 	closeOnce    sync.Once
 	closed       chan struct{}
 	stopListener context.CancelFunc
+
+	commits       commitGroup  // acks waiting to share a transaction
+	commitBatches atomic.Int64 // batches the group has sent, for tests
 }
 
 var (

@@ -59,8 +59,8 @@ func positions(lease []int) []int32 {
 	return out
 }
 
-// CommitFirstTurn implements provider.FirstTurnCommitter: one batch (one
-// transaction) locks the new instance under a token of our own, refusing
+// CommitFirstTurn implements provider.FirstTurnCommitter: one transaction
+// (in a group commit) locks the new instance under a token of our own, refusing
 // with DX007 when it exists, is locked or has messages queued, and acks the
 // turn under that token.
 func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
@@ -76,14 +76,11 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 		return false, nil, err
 	}
 	token := uuid.NewString()
-	b := &pgx.Batch{}
-	b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
-	b.Queue(ackQuery, ackArgList(token, enc, positions(lease), lockTimeout)...)
-	br := p.pool.SendBatch(ctx, b)
-	res, err := readFirstTurn(br)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	var res ackResult
+	err = p.commit(ctx, func(b *pgx.Batch) {
+		b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
+		b.Queue(ackQuery, ackArgList(token, enc, positions(lease), lockTimeout)...)
+	}, func(br pgx.BatchResults) (err error) { res, err = readFirstTurn(br); return err })
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "DX007" {
 		return false, nil, nil
@@ -139,10 +136,10 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	b := &pgx.Batch{}
-	b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
-	b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, completion.Instance, lockTimeout.Milliseconds())
-	item, err := p.sendContinuing(ctx, b)
+	item, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
+		b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
+		b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, completion.Instance, lockTimeout.Milliseconds())
+	})
 	if err != nil {
 		return nil, classify(op, completion.Instance, err)
 	}
@@ -163,24 +160,22 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	b := &pgx.Batch{}
-	b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
-	b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, item.Instance, lockTimeout.Milliseconds())
-	turn, err := p.sendContinuing(ctx, b)
+	turn, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
+		b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
+		b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, item.Instance, lockTimeout.Milliseconds())
+	})
 	if err != nil {
 		return nil, classify(op, item.Instance, err)
 	}
 	return turn, nil
 }
 
-// sendContinuing sends a batch of a write and a fetch of its instance, and
-// wakes the dispatchers when the instance could not be locked here.
-func (p *Provider) sendContinuing(ctx context.Context, b *pgx.Batch) (*provider.OrchestrationItem, error) {
-	br := p.pool.SendBatch(ctx, b)
-	item, err := readContinuation(br)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+// sendContinuing commits a write and a fetch of its instance (queued by
+// queue, in a group commit), and wakes the dispatchers when the instance
+// could not be locked here.
+func (p *Provider) sendContinuing(ctx context.Context, queue func(b *pgx.Batch)) (*provider.OrchestrationItem, error) {
+	var item *provider.OrchestrationItem
+	err := p.commit(ctx, queue, func(br pgx.BatchResults) (err error) { item, err = readContinuation(br); return err })
 	if err == nil && item == nil {
 		p.announce(orchestratorChannel)
 	}

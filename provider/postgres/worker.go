@@ -63,7 +63,9 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		}
 		instance, data = &completion.Instance, &d
 	}
-	_, err := p.pool.Exec(ctx, `SELECT dx_ack_work_item($1, $2, $3)`, lockToken, instance, data)
+	err := p.commit(ctx,
+		func(b *pgx.Batch) { b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, instance, data) },
+		func(br pgx.BatchResults) error { _, err := br.Exec(); return err })
 	if err == nil && completion != nil {
 		p.announce(orchestratorChannel)
 	}

@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Group commit of acks. Every ack is a transaction of its own, and a commit
+// costs a round trip and a WAL flush however little it writes. Acks that
+// arrive while one batch is at the server go together in the next: one pgx
+// batch, one implicit transaction, one commit. A statement that fails (a
+// stale lock token, a first turn refused) rolls that transaction back for
+// every ack in it, so the batch's acks are then sent again one by one and
+// each gets its own outcome; a batch that commits gives every ack success.
+//
+// One batch is in flight at a time: acks in concurrent batches could wait
+// on each other's rows, and PostgreSQL breaks such a deadlock only after
+// deadlock_timeout (1 s). The caller that finds no batch in flight sends one
+// itself (the leader) and, once its own ack is answered, passes the lead to
+// the oldest waiting caller.
+
+// maxCommitBatch bounds how many acks share one transaction.
+const maxCommitBatch = 32
+
+// commitRequest is one caller's statements: queue adds them to a batch, read
+// reads their results from it. read may run twice (batched, then alone):
+// it must not keep state from a previous run.
+type commitRequest struct {
+	ctx   context.Context
+	queue func(b *pgx.Batch)
+	read  func(br pgx.BatchResults) error
+	done  chan error
+	lead  chan struct{} // closed when this caller is to send the next batches
+}
+
+// commitGroup holds the requests waiting for the leader.
+type commitGroup struct {
+	mu      sync.Mutex
+	pending []*commitRequest
+	leading bool
+}
+
+// add queues req and reports whether its caller must lead.
+func (g *commitGroup) add(req *commitRequest) (lead bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending = append(g.pending, req)
+	if g.leading {
+		return false
+	}
+	g.leading = true
+	return true
+}
+
+// take moves up to maxCommitBatch waiting requests into batch.
+func (g *commitGroup) take(batch []*commitRequest) []*commitRequest {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := min(len(g.pending), maxCommitBatch)
+	batch = append(batch[:0], g.pending[:n]...)
+	rest := copy(g.pending, g.pending[n:])
+	clear(g.pending[rest:])
+	g.pending = g.pending[:rest]
+	return batch
+}
+
+// release passes the lead to the oldest waiting request, or lets it lapse.
+func (g *commitGroup) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.pending) > 0 {
+		close(g.pending[0].lead)
+		return
+	}
+	g.leading = false
+}
+
+func (g *commitGroup) len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending)
+}
+
+// commit runs queue's statements in a transaction, possibly shared with
+// other callers' acks, and reads their results with read.
+func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read func(br pgx.BatchResults) error) error {
+	req := &commitRequest{ctx: ctx, queue: queue, read: read, done: make(chan error, 1), lead: make(chan struct{})}
+	if !p.commits.add(req) {
+		// The leader answers every request it took: its statements may be
+		// in a transaction that is about to commit.
+		select {
+		case err := <-req.done:
+			return err
+		case <-req.lead:
+		}
+	}
+	p.leadCommits(req)
+	return <-req.done
+}
+
+// leadCommits sends batches of the waiting requests until own is answered,
+// then passes the lead on.
+func (p *Provider) leadCommits(own *commitRequest) {
+	defer p.commits.release()
+	var batch []*commitRequest
+	for {
+		if batch = p.commits.take(batch); len(batch) == 0 {
+			return
+		}
+		p.sendCommitBatch(batch)
+		p.commitBatches.Add(1)
+		if slices.Contains(batch, own) {
+			clear(batch)
+			return
+		}
+		clear(batch)
+	}
+}
+
+// sendCommitBatch sends batch's requests in one transaction and answers each.
+func (p *Provider) sendCommitBatch(batch []*commitRequest) {
+	live := batch[:0:0]
+	for _, req := range batch {
+		if err := req.ctx.Err(); err != nil {
+			req.done <- err
+			continue
+		}
+		live = append(live, req)
+	}
+	switch len(live) {
+	case 0:
+		return
+	case 1:
+		live[0].done <- p.sendAlone(live[0])
+		return
+	}
+	b := &pgx.Batch{}
+	for _, req := range live {
+		req.queue(b)
+	}
+	// No caller's context: one caller giving up must not end a transaction
+	// that commits the others' acks.
+	br := p.pool.SendBatch(context.Background(), b)
+	var err error
+	for _, req := range live {
+		if err = req.read(br); err != nil {
+			break
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		for _, req := range live {
+			req.done <- nil
+		}
+	case errors.As(err, &pgErr):
+		// A statement failed: the server rolled the whole batch back.
+		for _, req := range live {
+			req.done <- p.sendAlone(req)
+		}
+	default:
+		// The connection failed: whether the batch committed is unknown,
+		// as it would be for a single ack.
+		for _, req := range live {
+			req.done <- err
+		}
+	}
+}
+
+// sendAlone sends req's statements in a transaction of their own.
+func (p *Provider) sendAlone(req *commitRequest) error {
+	b := &pgx.Batch{}
+	req.queue(b)
+	br := p.pool.SendBatch(req.ctx, b)
+	err := req.read(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

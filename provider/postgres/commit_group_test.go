@@ -1,0 +1,192 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+)
+
+// batchedCalls runs calls while the commit group's leader is held, each
+// queued in order, so that they are sent as one batch; it returns their
+// outcomes and how many batches the group sent for them.
+func batchedCalls(t *testing.T, ctx context.Context, p *postgres.Provider, calls ...func() error) ([]error, int64) {
+	t.Helper()
+	release := p.HoldCommits(ctx)
+	before := p.CommitBatches()
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		wg.Go(func() { errs[i] = call() })
+		deadline := time.Now().Add(10 * time.Second)
+		for p.CommitsWaiting() < i+1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d calls wait for the commit group, want %d", p.CommitsWaiting(), i+1)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := release(); err != nil {
+		t.Fatalf("holding batch: %v", err)
+	}
+	wg.Wait()
+	return errs, p.CommitBatches() - before
+}
+
+func startAndFetch(t *testing.T, ctx context.Context, p *postgres.Provider, ids ...string) []*provider.OrchestrationItem {
+	t.Helper()
+	for _, id := range ids {
+		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
+		if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var items []*provider.OrchestrationItem
+	for len(items) < len(ids) {
+		got, err := p.FetchOrchestrationItems(ctx, len(ids), time.Minute, time.Second)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("fetch: %d items, %v", len(got), err)
+		}
+		items = append(items, got...)
+	}
+	return items
+}
+
+func completeFirstTurn(name string) provider.OrchestrationAck {
+	now := time.Now().UnixMilli()
+	return provider.OrchestrationAck{
+		ExecutionID: 1,
+		HistoryDelta: []provider.Event{
+			{ID: 1, Kind: provider.EventOrchestrationStarted, Time: now, Name: name, Input: `"in"`},
+			{ID: 2, Kind: provider.EventOrchestrationCompleted, Time: now, Output: `"out"`},
+		},
+		Metadata: provider.ExecutionMetadata{OrchestrationName: name, Status: provider.StatusCompleted, Output: `"out"`},
+	}
+}
+
+func wantCompleted(t *testing.T, ctx context.Context, p *postgres.Provider, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		info, err := p.GetInstanceInfo(ctx, id)
+		if err != nil || info.Status != provider.StatusCompleted {
+			t.Fatalf("instance %s: %+v %v; want Completed", id, info, err)
+		}
+	}
+}
+
+// Acks queued together commit in one transaction, each with its own result:
+// an orchestration ack, an activity ack and a first turn.
+func TestCommitGroupSharesOneTransaction(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	items := startAndFetch(t, ctx, p, "a")
+	act := provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "b", ExecutionID: 1, ID: 1, Name: "A", Input: `1`}
+	if err := p.EnqueueForWorker(ctx, act, 0); err != nil {
+		t.Fatal(err)
+	}
+	lease, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+	if err != nil || lease == nil {
+		t.Fatalf("fetch work item: %v %v", lease, err)
+	}
+	var created bool
+	errs, batches := batchedCalls(t, ctx, p,
+		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) },
+		func() error {
+			done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "b", ExecutionID: 1, ID: 1, Result: `2`}
+			return p.AckWorkItem(ctx, lease.LockToken, &done)
+		},
+		func() (err error) {
+			created, _, err = p.CommitFirstTurn(ctx, "c", completeFirstTurn("O"), nil, time.Minute)
+			return err
+		})
+	if errs[0] != nil || errs[1] != nil || errs[2] != nil || !created {
+		t.Fatalf("outcomes %v, first turn created %v; want all committed", errs, created)
+	}
+	if batches != 2 {
+		t.Fatalf("%d batches for the holder and 3 queued acks, want 2 (one shared)", batches)
+	}
+	wantCompleted(t, ctx, p, "a", "c")
+	depths, err := p.GetQueueDepths(ctx)
+	if err != nil || depths.Worker != 0 || depths.Orchestrator != 1 {
+		t.Fatalf("queues %+v %v; want the activity acked and its completion queued for b", depths, err)
+	}
+}
+
+// One stale lock token in a batch fails only its own ack; the others commit.
+func TestCommitGroupStaleAckFailsAlone(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	items := startAndFetch(t, ctx, p, "a", "b")
+	ack := func(token string) func() error {
+		return func() error { return p.AckOrchestrationItem(ctx, token, completeFirstTurn("O")) }
+	}
+	errs, batches := batchedCalls(t, ctx, p, ack(items[0].LockToken), ack("stale-token"), ack(items[1].LockToken))
+	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) {
+		t.Fatalf("ack outcomes %v; want the stale token alone to fail with ErrLockNotHeld", errs)
+	}
+	if batches != 2 {
+		t.Fatalf("%d batches, want 2: the 3 acks were to be sent together first", batches)
+	}
+	wantCompleted(t, ctx, p, items[0].Instance, items[1].Instance)
+}
+
+// A first turn refused in a batch (its instance exists) is refused alone.
+func TestCommitGroupRefusedFirstTurnAlone(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	items := startAndFetch(t, ctx, p, "a")
+	var createdA, createdB bool
+	errs, _ := batchedCalls(t, ctx, p,
+		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) },
+		func() (err error) {
+			createdA, _, err = p.CommitFirstTurn(ctx, "a", completeFirstTurn("O"), nil, time.Minute)
+			return err
+		},
+		func() (err error) {
+			createdB, _, err = p.CommitFirstTurn(ctx, "b", completeFirstTurn("O"), nil, time.Minute)
+			return err
+		})
+	if errs[0] != nil || errs[1] != nil || errs[2] != nil || createdA || !createdB {
+		t.Fatalf("outcomes %v, created a=%v b=%v; want a refused (it exists), b created", errs, createdA, createdB)
+	}
+	wantCompleted(t, ctx, p, "a", "b")
+}
+
+// A caller whose context ends while it waits is answered with the context's
+// error and its ack is not sent.
+func TestCommitGroupSkipsCancelledAck(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	items := startAndFetch(t, ctx, p, "a", "b")
+	gone, cancel := context.WithCancel(ctx)
+	calls := []func() error{
+		func() error { return p.AckOrchestrationItem(gone, items[0].LockToken, completeFirstTurn("O")) },
+		func() error { return p.AckOrchestrationItem(ctx, items[1].LockToken, completeFirstTurn("O")) },
+	}
+	release := p.HoldCommits(ctx)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		wg.Go(func() { errs[i] = call() })
+		for p.CommitsWaiting() < i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	cancel()
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if !errors.Is(errs[0], context.Canceled) || errs[1] != nil {
+		t.Fatalf("outcomes %v; want context.Canceled, then nil", errs)
+	}
+	wantCompleted(t, ctx, p, "b")
+	if info, err := p.GetInstanceInfo(ctx, "a"); err == nil && info.Status == provider.StatusCompleted {
+		t.Fatal("the cancelled ack was committed")
+	}
+}
