@@ -60,7 +60,7 @@ func main() {
 	flag.IntVar(&c.fanoutInFlight, "fanout-inflight", 20, "fanout: instances kept in flight")
 	flag.IntVar(&c.starters, "starters", 16, "concurrent starters for the at-once scenarios")
 	flag.IntVar(&c.orchConcurrency, "orch-concurrency", 32, "orchestration dispatcher concurrency (turn slots: local activities and eager starts need free ones)")
-	flag.IntVar(&c.actConcurrency, "act-concurrency", 32, "activity dispatcher concurrency")
+	flag.IntVar(&c.actConcurrency, "act-concurrency", 128, "activity dispatcher concurrency (fanout keeps 100 activities in flight)")
 	flag.IntVar(&c.pgConns, "pg-conns", 32, "PostgreSQL pool size")
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
 	flag.BoolVar(&c.keep, "keep", false, "keep each scenario's schema or file, to inspect it afterwards")
