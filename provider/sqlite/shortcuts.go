@@ -146,11 +146,11 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 		item, err = lockInstance(ctx, tx, completion.Instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
-	if err == nil {
-		err = p.loadHistories(ctx, op, item)
-	}
 	if err != nil {
 		return nil, err
+	}
+	if p.loadHistories(ctx, op, item) != nil {
+		item = nil // handed back: the ack committed, and a dispatcher takes the turn
 	}
 	if item == nil {
 		p.orchestratorWork.Notify()
@@ -178,11 +178,11 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 		turn, err = lockInstance(ctx, tx, item.Instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
-	if err == nil {
-		err = p.loadHistories(ctx, op, turn)
-	}
 	if err != nil {
 		return nil, err
+	}
+	if p.loadHistories(ctx, op, turn) != nil {
+		turn = nil // handed back: the start is queued, and a dispatcher takes the turn
 	}
 	if turn == nil {
 		p.orchestratorWork.Notify()

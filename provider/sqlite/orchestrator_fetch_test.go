@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// A fetch whose history read fails (after the commit that locked the
+// instances) hands the items back with no attempt counted: they can be
+// fetched again at once instead of after the lock timeout.
+func TestFailedHistoryReadHandsItemsBack(t *testing.T) {
+	p, ctx := openBatchStore(t)
+	items := startTwo(t, ctx, p)
+	for _, it := range items {
+		if err := p.AckOrchestrationItem(ctx, it.LockToken, provider.OrchestrationAck{
+			ExecutionID:  1,
+			HistoryDelta: completeFirstTurn(it).HistoryDelta[:1],
+			Metadata:     provider.ExecutionMetadata{OrchestrationName: it.OrchestrationName},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ev := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: it.Instance, Name: "go", Input: `1`}
+		if err := p.EnqueueForOrchestrator(ctx, ev, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	locked, err := p.FetchOrchestrationItems(ctx, 2, time.Hour, 0)
+	if err != nil || len(locked) != 2 {
+		t.Fatalf("fetch: %d items, %v", len(locked), err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := p.loadHistories(gone, "fetch orchestration items", locked...); err == nil {
+		t.Fatal("history read with an ended context succeeded")
+	}
+	again, err := p.FetchOrchestrationItems(ctx, 2, time.Hour, 0)
+	if err != nil || len(again) != 2 {
+		t.Fatalf("fetch after the failed read: %d items, %v; want both handed back", len(again), err)
+	}
+	for _, it := range again {
+		if it.AttemptCount != 1 || len(it.History) != 1 {
+			t.Fatalf("%s: attempt %d, %d events; want attempt 1 and the stored history", it.Instance, it.AttemptCount, len(it.History))
+		}
+	}
+}
+
+func startTwo(t *testing.T, ctx context.Context, p *Provider) []*provider.OrchestrationItem {
+	t.Helper()
+	for _, id := range []string{"a", "b"} {
+		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
+		if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items, err := p.FetchOrchestrationItems(ctx, 2, time.Minute, 0)
+	if err != nil || len(items) != 2 {
+		t.Fatalf("fetch: %d items, %v", len(items), err)
+	}
+	return items
+}
