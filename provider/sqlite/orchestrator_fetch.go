@@ -124,17 +124,8 @@ func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string,
 // the commit). It returns nil when the lock is held by someone else.
 func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
 	token := newToken()
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT (instance_id) DO UPDATE
-		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
-		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
-	if err != nil {
-		return nil, fmt.Errorf("lock instance %q: %w", instance, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, nil
+	if took, err := takeInstanceLock(ctx, tx, instance, token, now, lockedUntil); err != nil || !took {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE orchestrator_queue SET lock_token = ?, attempt_count = attempt_count + 1
@@ -149,6 +140,22 @@ func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUnti
 		return nil, err
 	}
 	return item, nil
+}
+
+// takeInstanceLock writes the instance's lock row under token unless a live
+// lock holds it, and reports whether it did.
+func takeInstanceLock(ctx context.Context, tx *txn, instance, token string, now, lockedUntil int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (instance_id) DO UPDATE
+		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
+		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
+	if err != nil {
+		return false, fmt.Errorf("lock instance %q: %w", instance, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
 }
 
 func loadMessages(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {

@@ -84,20 +84,14 @@ var errNotNew = errors.New("instance is not new")
 // lockNewInstance locks an instance that does not exist, has no live lock
 // and no message queued, under token.
 func lockNewInstance(ctx context.Context, tx *txn, instance, token string, now, lockedUntil int64) error {
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT (instance_id) DO UPDATE
-		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
-		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
-	if err != nil {
-		return fmt.Errorf("lock new instance %q: %w", instance, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	switch took, err := takeInstanceLock(ctx, tx, instance, token, now, lockedUntil); {
+	case err != nil:
+		return err
+	case !took:
 		return errNotNew
 	}
 	var taken bool
-	err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM instances WHERE instance_id = ?)
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM instances WHERE instance_id = ?)
 		OR EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?)`, instance, instance).Scan(&taken)
 	switch {
 	case err != nil:

@@ -111,16 +111,7 @@ func scratchNames(t *testing.T, p *Provider) []string {
 // One stale lock token in a batch of acks fails only its own ack.
 func TestWriteBatchStaleAckFailsAlone(t *testing.T) {
 	p, ctx := openBatchStore(t)
-	for _, id := range []string{"a", "b"} {
-		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
-		if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	items, err := p.FetchOrchestrationItems(ctx, 2, time.Minute, 0)
-	if err != nil || len(items) != 2 {
-		t.Fatalf("fetch: %d items, %v", len(items), err)
-	}
+	items := startTwo(t, ctx, p)
 	release := holdWriter(t, p)
 	tokens := []string{items[0].LockToken, "stale-token", items[1].LockToken}
 	acks := []provider.OrchestrationAck{completeFirstTurn(items[0]), completeFirstTurn(items[0]), completeFirstTurn(items[1])}
