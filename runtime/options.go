@@ -7,7 +7,10 @@ import (
 
 // Options tune a Runtime. Zero values take the defaults below.
 type Options struct {
-	// OrchestrationConcurrency is how many turns run at once (default 8).
+	// OrchestrationConcurrency is how many turns run at once (default 32).
+	// A turn spends most of its time waiting on the store (fetch, ack), not
+	// running orchestration code, so the default keeps the store busy rather
+	// than matching the CPU count.
 	OrchestrationConcurrency int
 	// OrchestrationPollers is how many goroutines fetch ready instances
 	// (default 2). A poller fetches only while turn slots are free, as many
@@ -15,7 +18,8 @@ type Options struct {
 	OrchestrationPollers int
 	// OrchestrationBatch is how many ready instances one fetch may lock (default 8).
 	OrchestrationBatch int
-	// ActivityConcurrency is how many activities run at once (default 16).
+	// ActivityConcurrency is how many activities run at once (default 128, as
+	// activities mostly wait on other systems; bound it lower for CPU-heavy ones).
 	// Negative disables the activity dispatcher (orchestrations only).
 	ActivityConcurrency int
 	// ActivityPollers is how many goroutines fetch activities (default 2). A
@@ -87,7 +91,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	if o.OrchestrationConcurrency <= 0 {
-		o.OrchestrationConcurrency = 8
+		o.OrchestrationConcurrency = 32
 	}
 	if o.OrchestrationPollers <= 0 {
 		o.OrchestrationPollers = 2
@@ -96,7 +100,7 @@ func (o Options) withDefaults() Options {
 		o.OrchestrationBatch = 8
 	}
 	if o.ActivityConcurrency == 0 {
-		o.ActivityConcurrency = 16
+		o.ActivityConcurrency = 128
 	}
 	if o.ActivityPollers <= 0 {
 		o.ActivityPollers = 2

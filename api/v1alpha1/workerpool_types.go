@@ -41,11 +41,11 @@ type WorkerPoolSpec struct {
 	Image string `json:"image"`
 	// Postgres is the pool's store.
 	Postgres PostgresSpec `json:"postgres"`
-	// OrchestrationConcurrency is how many turns a worker runs at once.
+	// OrchestrationConcurrency is how many turns a worker runs at once (default 32).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	OrchestrationConcurrency *int32 `json:"orchestrationConcurrency,omitempty"`
-	// ActivityConcurrency is how many activities a worker runs at once.
+	// ActivityConcurrency is how many activities a worker runs at once (default 128).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	ActivityConcurrency *int32 `json:"activityConcurrency,omitempty"`
