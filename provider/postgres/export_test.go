@@ -46,3 +46,6 @@ func (p *Provider) CommitsWaiting() int { return p.commits.len() }
 
 // CommitBatches is how many batches the commit group has sent.
 func (p *Provider) CommitBatches() int64 { return p.commitBatches.Load() }
+
+// FunctionsHash is the SHA-256 of this build's functions.sql.
+func FunctionsHash() string { return functionsHash }

@@ -16,7 +16,8 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrate creates the schema (unless it must exist) and applies pending migrations. Many processes
+// migrate creates the schema (unless it must exist), applies pending migrations
+// and then functions.sql when it changed. Many processes
 // (a WorkerPool's pods) start at once: a transaction-scoped advisory lock
 // serialises schema creation, and a session-scoped one the migrations, so
 // each process waits its turn instead of racing on CREATE.
@@ -59,7 +60,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist b
 	if _, err := mp.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	return nil
+	_, err = applyFunctions(ctx, pool, lockID)
+	return err
 }
 
 func migrationLockID(schema string) int64 {

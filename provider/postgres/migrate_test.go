@@ -10,8 +10,9 @@ import (
 )
 
 // TestMigrationsDownAndUp rolls every migration back and applies them again:
-// each Down undoes its Up, so a schema can be downgraded step by step and
-// upgraded again, and a turn still runs on the result.
+// each Down undoes its Up (the first one's also removes the functions), so a
+// schema can be downgraded step by step and upgraded again, and a turn still
+// runs on the result.
 func TestMigrationsDownAndUp(t *testing.T) {
 	schema := pgtest.RandomSchema()
 	p := pgtest.OpenSchema(t, schema)
@@ -23,6 +24,11 @@ func TestMigrationsDownAndUp(t *testing.T) {
 	if err := p.Pool().QueryRow(t.Context(),
 		`SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename <> 'goose_db_version'`, schema).Scan(&tables); err != nil || tables != 0 {
 		t.Fatalf("tables left after migrating down: %d (%v), want 0", tables, err)
+	}
+	var functions int
+	if err := p.Pool().QueryRow(t.Context(),
+		`SELECT count(*) FROM pg_proc WHERE pronamespace = $1::regnamespace`, schema).Scan(&functions); err != nil || functions != 0 {
+		t.Fatalf("functions left after migrating down: %d (%v), want 0", functions, err)
 	}
 	p.Close()
 	again, err := postgres.Open(t.Context(), pgtest.URL(t), postgres.Options{Schema: schema, MaxConns: 2})

@@ -1,0 +1,710 @@
+-- The store's SQL functions, applied as one unit (see functions.go): when
+-- this file's SHA-256 differs from the one recorded in schema_functions, the
+-- runtime drops every dx_ function of the schema and runs this file, in one
+-- transaction, under the migration lock. Tables, indexes and sequences stay in
+-- the numbered migrations; a function is changed by editing it here.
+--
+-- Objects are found through search_path: every connection of the provider
+-- sets it to the provider's schema. Functions keep every contract operation
+-- to one round trip; they raise SQLSTATE DX001..DX007 for the contract's
+-- errors (lock not held, duplicate event, invalid argument, not found,
+-- running, ended, refused first turn). They never NOTIFY: the provider does,
+-- after commit (see notify.go). Functions whose statements all look rows up
+-- by key use plan_cache_mode = force_generic_plan: PostgreSQL re-plans a
+-- parameterised statement until a generic plan looks cheap enough, which for
+-- array parameters it never does.
+
+-- Every dx_ function goes first, so a signature or return type may change and
+-- a function removed from this file does not linger.
+DO $$
+DECLARE
+    v_fn REGPROCEDURE;
+BEGIN
+    FOR v_fn IN SELECT p.oid::regprocedure FROM pg_proc p
+                WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'dx\_%'
+    LOOP
+        EXECUTE 'DROP FUNCTION ' || v_fn::text;
+    END LOOP;
+END $$;
+
+CREATE FUNCTION dx_execution_state(p_instance TEXT, p_execution BIGINT) RETURNS TEXT LANGUAGE plpgsql STABLE AS $$
+-- PL/pgSQL rather than SQL: it caches its plan per session; a SQL function
+-- called from RETURNING is planned anew on every call.
+DECLARE
+    v_current BIGINT;
+    v_status  TEXT;
+BEGIN
+    SELECT i.current_execution_id, e.status INTO v_current, v_status
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    WHERE i.instance_id = p_instance;
+    IF NOT FOUND THEN
+        RETURN 'Missing';
+    END IF;
+    IF p_execution < v_current THEN
+        RETURN 'ContinuedAsNew';
+    END IF;
+    RETURN COALESCE(v_status, 'Running');
+END;
+$$;
+
+-- The fetches collect the tagged messages from the UPDATE's RETURNING and read
+-- history once.
+CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
+RETURNS TABLE (
+    instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
+    execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
+    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
+    next_visible_ms BIGINT
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_now       TIMESTAMPTZ := now();
+    v_candidate TEXT;
+    v_seen      TEXT[] := '{}';
+    v_token     TEXT;
+    v_until     TIMESTAMPTZ;
+    v_ids       BIGINT[];
+    v_items     TEXT[];
+    v_attempt   INT;
+    v_count     INT := 0;
+BEGIN
+    -- SKIP LOCKED spreads concurrent fetchers over different messages; the
+    -- advisory lock and the lock row make the instance lock exclusive.
+    FOR v_candidate IN
+        SELECT q.instance_id FROM orchestrator_queue q
+        WHERE q.visible_at <= v_now
+          AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
+        ORDER BY q.id
+        LIMIT p_max * 4
+        FOR UPDATE OF q SKIP LOCKED
+    LOOP
+        CONTINUE WHEN v_candidate = ANY (v_seen);
+        v_seen := v_seen || v_candidate;
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_candidate));
+        v_token := gen_random_uuid()::text;
+        -- Never wait for an instance lock row: an acking holder keeps it locked
+        -- while it waits for message rows this fetcher may hold (a deadlock).
+        SELECT l.locked_until INTO v_until FROM instance_locks l
+        WHERE l.instance_id = v_candidate FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            CONTINUE WHEN v_until > v_now;
+            UPDATE instance_locks l SET lock_token = v_token,
+                locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
+            WHERE l.instance_id = v_candidate;
+        ELSE
+            -- No row, or a row another transaction holds: only a new row is ours.
+            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+            VALUES (v_candidate, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
+            ON CONFLICT DO NOTHING;
+            CONTINUE WHEN NOT FOUND;
+        END IF;
+        -- Tag a gap-free prefix of the visible messages. A message another
+        -- transaction holds (a fetcher's scan) and every later one wait for the
+        -- next turn: skipping it would deliver messages out of order, or an
+        -- event before the StartOrchestration it depends on.
+        WITH got AS MATERIALIZED (
+            SELECT q2.id FROM orchestrator_queue q2
+            WHERE q2.instance_id = v_candidate AND q2.visible_at <= v_now
+            ORDER BY q2.id FOR UPDATE SKIP LOCKED),
+        gap AS (
+            SELECT min(a.id) AS id FROM orchestrator_queue a
+            WHERE a.instance_id = v_candidate AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got)),
+        tagged AS (
+            UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
+            FROM got
+            WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807)
+            RETURNING q.id, q.work_item, q.attempt_count)
+        SELECT array_agg(t.id ORDER BY t.id), array_agg(t.work_item ORDER BY t.id), max(t.attempt_count)
+        INTO v_ids, v_items, v_attempt FROM tagged t;
+        IF v_ids IS NULL THEN
+            DELETE FROM instance_locks l WHERE l.lock_token = v_token;
+            CONTINUE;
+        END IF;
+        RETURN QUERY
+        SELECT v_candidate, v_token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
+               COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
+               i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
+               v_attempt, v_ids, v_items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
+        FROM (SELECT 1) AS one
+        LEFT JOIN instances i ON i.instance_id = v_candidate
+        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        LEFT JOIN LATERAL (
+            SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
+            FROM history h WHERE h.instance_id = v_candidate AND h.execution_id = i.current_execution_id) h ON true;
+        v_count := v_count + 1;
+        EXIT WHEN v_count >= p_max;
+    END LOOP;
+    IF v_count = 0 THEN
+        -- Nothing ready: say when the next delayed message (a timer) is due, so
+        -- the caller sleeps until then rather than a whole poll interval.
+        RETURN QUERY SELECT NULL::TEXT, NULL::TEXT, NULL::BOOLEAN, NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::TEXT,
+            NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::INT, NULL::BIGINT[], NULL::TEXT[], NULL::BIGINT[], NULL::TEXT[],
+            (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now);
+    END IF;
+END;
+$$;
+
+-- A token whose lock row is gone most often means the lock expired and
+-- another worker took the instance over (the row now carries its token): say
+-- that first, rather than "unknown".
+
+CREATE FUNCTION dx_held_instance(p_token TEXT) RETURNS TEXT LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance TEXT;
+    v_until    TIMESTAMPTZ;
+BEGIN
+    SELECT l.instance_id, l.locked_until INTO v_instance, v_until
+    FROM instance_locks l WHERE l.lock_token = p_token FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'the instance lock is no longer held under this token: it expired and another worker took the instance over, or the turn was already acknowledged or abandoned' USING ERRCODE = 'DX001';
+    END IF;
+    IF v_until <= now() THEN
+        RAISE EXCEPTION 'lock on instance % expired % ago', v_instance, now() - v_until USING ERRCODE = 'DX001';
+    END IF;
+    RETURN v_instance;
+END;
+$$;
+
+-- The ack checks the lock itself (no nested dx_held_instance call), skips the
+-- statements whose arrays are empty, writes `instances` once (names, custom
+-- status and the Watch bookkeeping together), writes `executions` only for a
+-- new execution or a status, deletes the timers the turn cancelled, and
+-- inserts the worker items it is asked to lease already leased.
+CREATE FUNCTION dx_ack_orchestration_item(
+    p_token TEXT, p_execution_id BIGINT,
+    p_event_ids BIGINT[], p_event_kinds TEXT[], p_event_data TEXT[],
+    p_worker_instances TEXT[], p_worker_executions BIGINT[], p_worker_activities BIGINT[], p_worker_data TEXT[],
+    p_orch_instances TEXT[], p_orch_data TEXT[], p_orch_visible_ms BIGINT[],
+    p_status TEXT, p_output TEXT, p_name TEXT, p_version TEXT, p_parent TEXT,
+    p_custom_set BOOLEAN, p_custom_value TEXT,
+    p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[],
+    p_timer_executions BIGINT[], p_timer_ids BIGINT[],
+    -- Positions (1-based, distinct) of the worker items to insert leased to the caller.
+    p_lease INT[], p_lease_ms BIGINT
+) RETURNS TABLE (instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
+                 lease_tokens TEXT[], lease_ids BIGINT[], lease_states TEXT[])
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    v_now      TIMESTAMPTZ := now();
+    v_instance TEXT;
+    v_until    TIMESTAMPTZ;
+    v_current  BIGINT;
+    v_new_exec BOOLEAN;
+    v_changed  BOOLEAN := false;
+    v_rows     INT;
+    v_tokens   TEXT[];
+    v_ids      BIGINT[];
+    v_states   TEXT[];
+BEGIN
+    SELECT l.instance_id, l.locked_until INTO v_instance, v_until
+    FROM instance_locks l WHERE l.lock_token = p_token FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'the instance lock is no longer held under this token: it expired and another worker took the instance over, or the turn was already acknowledged or abandoned' USING ERRCODE = 'DX001';
+    END IF;
+    IF v_until <= v_now THEN
+        RAISE EXCEPTION 'lock on instance % expired % ago', v_instance, v_now - v_until USING ERRCODE = 'DX001';
+    END IF;
+
+    SELECT i.current_execution_id INTO v_current FROM instances i WHERE i.instance_id = v_instance FOR UPDATE;
+    IF NOT FOUND AND COALESCE(p_name, '') = '' THEN
+        -- A turn for an instance that was never started may only drop its messages.
+        IF COALESCE(cardinality(p_event_ids), 0) > 0 OR p_status IS NOT NULL OR p_custom_set THEN
+            RAISE EXCEPTION 'the first turn of instance % must name its orchestration', v_instance USING ERRCODE = 'DX003';
+        END IF;
+    ELSE
+        v_new_exec := v_current IS NULL OR p_execution_id > v_current;
+        v_changed := v_new_exec OR p_status IS NOT NULL OR p_custom_set;
+        IF v_current IS NULL THEN
+            INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+                                   parent_instance_id, custom_status, custom_status_version, status_seq, status_xid,
+                                   created_at, updated_at)
+            VALUES (v_instance, p_name, COALESCE(p_version, ''), p_execution_id, NULLIF(p_parent, ''),
+                    CASE WHEN p_custom_set THEN p_custom_value END, CASE WHEN p_custom_set THEN 1 ELSE 0 END,
+                    nextval('status_seq'), pg_current_xact_id()::TEXT::BIGINT, v_now, v_now);
+        ELSE
+            UPDATE instances i SET
+                current_execution_id = greatest(i.current_execution_id, p_execution_id),
+                orchestration_name = COALESCE(NULLIF(p_name, ''), i.orchestration_name),
+                orchestration_version = COALESCE(NULLIF(p_version, ''), i.orchestration_version),
+                custom_status = CASE WHEN p_custom_set THEN p_custom_value ELSE i.custom_status END,
+                custom_status_version = i.custom_status_version + CASE WHEN p_custom_set THEN 1 ELSE 0 END,
+                status_seq = CASE WHEN v_changed THEN nextval('status_seq') ELSE i.status_seq END,
+                status_xid = CASE WHEN v_changed THEN pg_current_xact_id()::TEXT::BIGINT ELSE i.status_xid END,
+                updated_at = v_now
+            WHERE i.instance_id = v_instance;
+        END IF;
+        IF p_status IS NOT NULL THEN
+            INSERT INTO executions AS e (instance_id, execution_id, status, output, started_at, completed_at)
+            VALUES (v_instance, p_execution_id, p_status, p_output, v_now, CASE WHEN p_status <> 'Running' THEN v_now END)
+            ON CONFLICT ON CONSTRAINT executions_pkey DO UPDATE
+            SET status = excluded.status, output = excluded.output, completed_at = excluded.completed_at;
+        ELSIF v_new_exec THEN
+            INSERT INTO executions (instance_id, execution_id, status, started_at)
+            VALUES (v_instance, p_execution_id, 'Running', v_now) ON CONFLICT DO NOTHING;
+        END IF;
+        IF COALESCE(cardinality(p_event_ids), 0) > 0 THEN
+            INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
+            SELECT v_instance, p_execution_id, u.id, u.kind, u.data, v_now
+            FROM unnest(p_event_ids, p_event_kinds, p_event_data) AS u(id, kind, data)
+            ON CONFLICT DO NOTHING;
+            GET DIAGNOSTICS v_rows = ROW_COUNT;
+            IF v_rows < cardinality(p_event_ids) THEN
+                RAISE EXCEPTION 'execution % of instance % already has one of events %', p_execution_id, v_instance, p_event_ids
+                    USING ERRCODE = 'DX002';
+            END IF;
+        END IF;
+    END IF;
+
+    IF COALESCE(cardinality(p_worker_data), 0) > 0 THEN
+        WITH src AS MATERIALIZED (
+            SELECT u.inst, u.ex, u.act, u.data, u.pos,
+                   CASE WHEN u.pos = ANY (COALESCE(p_lease, '{}')) THEN gen_random_uuid()::text END AS token
+            FROM unnest(p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data)
+                 WITH ORDINALITY AS u(inst, ex, act, data, pos)),
+        ins AS (
+            INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at,
+                                      lock_token, locked_until, attempt_count)
+            SELECT s.inst, s.ex, s.act, s.data, v_now, v_now, s.token,
+                   CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms * interval '1 millisecond' END,
+                   CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END
+            FROM src s ORDER BY s.pos
+            RETURNING worker_queue.id, worker_queue.lock_token)
+        SELECT array_agg(i.lock_token ORDER BY l.ord), array_agg(i.id ORDER BY l.ord)
+        INTO v_tokens, v_ids
+        FROM unnest(p_lease) WITH ORDINALITY AS l(pos, ord)
+        LEFT JOIN src s ON s.pos = l.pos
+        LEFT JOIN ins i ON i.lock_token = s.token;
+    END IF;
+    IF COALESCE(cardinality(p_orch_data), 0) > 0 THEN
+        INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
+        SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now
+        FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) AS u(inst, data, vis);
+    END IF;
+    -- Cancel after enqueueing, so an activity scheduled and cancelled in one turn never runs.
+    IF COALESCE(cardinality(p_cancel_activities), 0) > 0 THEN
+        DELETE FROM worker_queue w
+        USING unnest(p_cancel_instances, p_cancel_executions, p_cancel_activities) AS c(inst, ex, act)
+        WHERE w.instance_id = c.inst AND w.execution_id = c.ex AND w.activity_id = c.act;
+    END IF;
+    -- Timers nobody waits for any more (a lost Select, a finished execution).
+    IF COALESCE(cardinality(p_timer_ids), 0) > 0 THEN
+        DELETE FROM orchestrator_queue q
+        USING unnest(p_timer_executions, p_timer_ids) AS t(ex, id)
+        WHERE q.instance_id = v_instance AND q.work_item::jsonb->>'kind' = 'TimerFired'
+          AND (q.work_item::jsonb->>'executionId')::BIGINT = t.ex AND (q.work_item::jsonb->>'id')::BIGINT = t.id;
+    END IF;
+    IF v_ids IS NOT NULL THEN
+        -- What the lease reports: the state the turn left its execution in,
+        -- and no lease for an item the turn also cancelled.
+        SELECT array_agg(CASE WHEN w.id IS NOT NULL THEN t.token END ORDER BY t.ord),
+               array_agg(CASE WHEN w.id IS NOT NULL THEN dx_execution_state(w.instance_id, w.execution_id) END ORDER BY t.ord)
+        INTO v_tokens, v_states
+        FROM unnest(v_tokens, v_ids) WITH ORDINALITY AS t(token, id, ord)
+        LEFT JOIN worker_queue w ON w.id = t.id;
+    END IF;
+    DELETE FROM orchestrator_queue q WHERE q.lock_token = p_token;
+    DELETE FROM instance_locks l WHERE l.instance_id = v_instance;
+    -- The provider notifies fetchers after commit (NOTIFY inside this
+    -- transaction would serialise every commit on the notify queue lock).
+    RETURN QUERY SELECT v_instance, v_changed, COALESCE(cardinality(p_orch_data), 0) > 0
+        OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance),
+        v_tokens, v_ids, v_states;
+END;
+$$;
+
+-- The reason a turn was handed back is kept on the lock row (last_error),
+-- which a committed turn deletes.
+CREATE FUNCTION dx_abandon_orchestration_item(p_token TEXT, p_delay_ms BIGINT, p_ignore_attempt BOOLEAN, p_error TEXT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance TEXT := dx_held_instance(p_token);
+BEGIN
+    UPDATE orchestrator_queue q SET lock_token = NULL,
+        attempt_count = CASE WHEN p_ignore_attempt THEN greatest(q.attempt_count - 1, 0) ELSE q.attempt_count END
+    WHERE q.lock_token = p_token;
+    IF p_delay_ms > 0 THEN
+        -- Keep the instance unfetchable for the delay under a token nobody holds.
+        UPDATE instance_locks l SET lock_token = 'abandoned-' || gen_random_uuid()::text,
+            locked_until = now() + p_delay_ms * interval '1 millisecond', last_error = p_error
+        WHERE l.lock_token = p_token;
+    ELSE
+        DELETE FROM instance_locks l WHERE l.lock_token = p_token;
+    END IF;
+END;
+$$;
+
+CREATE FUNCTION dx_renew_orchestration_lock(p_token TEXT, p_extend_ms BIGINT) RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE instance_locks l SET locked_until = now() + p_extend_ms * interval '1 millisecond'
+    WHERE l.lock_token = p_token AND l.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, released or expired' USING ERRCODE = 'DX001';
+    END IF;
+END;
+$$;
+
+CREATE FUNCTION dx_fetch_work_item(p_lock_ms BIGINT)
+RETURNS TABLE (lock_token TEXT, attempt_count INT, instance_id TEXT, execution_id BIGINT, activity_id BIGINT,
+               work_item TEXT, state TEXT, item_id BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now TIMESTAMPTZ := now();
+    v_id  BIGINT;
+BEGIN
+    SELECT w.id INTO v_id FROM worker_queue w
+    WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
+    ORDER BY w.id LIMIT 1
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    UPDATE worker_queue w SET lock_token = gen_random_uuid()::text,
+        locked_until = v_now + p_lock_ms * interval '1 millisecond', attempt_count = w.attempt_count + 1
+    WHERE w.id = v_id
+    RETURNING w.lock_token, w.attempt_count, w.instance_id, w.execution_id, w.activity_id, w.work_item,
+              dx_execution_state(w.instance_id, w.execution_id), w.id;
+END;
+$$;
+
+CREATE FUNCTION dx_ack_work_item(p_token TEXT, p_instance TEXT, p_completion TEXT) RETURNS VOID
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+    DELETE FROM worker_queue w WHERE w.lock_token = p_token AND w.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    IF p_completion IS NOT NULL THEN
+        INSERT INTO orchestrator_queue (instance_id, work_item) VALUES (p_instance, p_completion);
+    END IF;
+END;
+$$;
+
+CREATE FUNCTION dx_abandon_work_item(p_token TEXT, p_delay_ms BIGINT, p_ignore_attempt BOOLEAN)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE worker_queue w SET lock_token = NULL, locked_until = NULL,
+        visible_at = now() + p_delay_ms * interval '1 millisecond',
+        attempt_count = CASE WHEN p_ignore_attempt THEN greatest(w.attempt_count - 1, 0) ELSE w.attempt_count END
+    WHERE w.lock_token = p_token AND w.locked_until > now();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+END;
+$$;
+
+CREATE FUNCTION dx_renew_work_item(p_token TEXT, p_extend_ms BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
+DECLARE
+    v_instance  TEXT;
+    v_execution BIGINT;
+BEGIN
+    UPDATE worker_queue w SET locked_until = now() + p_extend_ms * interval '1 millisecond'
+    WHERE w.lock_token = p_token AND w.locked_until > now()
+    RETURNING w.instance_id, w.execution_id INTO v_instance, v_execution;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    RETURN dx_execution_state(v_instance, v_execution);
+END;
+$$;
+
+CREATE FUNCTION dx_enqueue_orchestrator(p_instance TEXT, p_data TEXT, p_visible_ms BIGINT, p_delay_ms BIGINT)
+RETURNS VOID LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
+    VALUES (p_instance, p_data, greatest(now() + p_delay_ms * interval '1 millisecond',
+                                         CASE WHEN p_visible_ms > 0 THEN to_timestamp(p_visible_ms / 1000.0) ELSE now() END));
+END;
+$$;
+
+CREATE FUNCTION dx_enqueue_worker(p_instance TEXT, p_execution BIGINT, p_activity BIGINT, p_data TEXT, p_delay_ms BIGINT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at)
+    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond');
+END;
+$$;
+
+CREATE FUNCTION dx_append_history(p_instance TEXT, p_execution BIGINT, p_ids BIGINT[], p_kinds TEXT[], p_data TEXT[])
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_rows INT;
+BEGIN
+    PERFORM 1 FROM executions e WHERE e.instance_id = p_instance AND e.execution_id = p_execution;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'execution % of instance % does not exist', p_execution, p_instance USING ERRCODE = 'DX004';
+    END IF;
+    INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data)
+    SELECT p_instance, p_execution, u.id, u.kind, u.data FROM unnest(p_ids, p_kinds, p_data) AS u(id, kind, data)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_rows = ROW_COUNT;
+    IF v_rows < COALESCE(cardinality(p_ids), 0) THEN
+        RAISE EXCEPTION 'execution % of instance % already has one of events %', p_execution, p_instance, p_ids
+            USING ERRCODE = 'DX002';
+    END IF;
+END;
+$$;
+
+CREATE FUNCTION dx_descendants(p_root TEXT) RETURNS TABLE (instance_id TEXT, depth INT) LANGUAGE sql STABLE AS $$
+    WITH RECURSIVE tree(id, depth) AS (
+        SELECT p_root, 0
+        UNION
+        SELECT i.instance_id, t.depth + 1 FROM instances i JOIN tree t ON i.parent_instance_id = t.id
+        WHERE t.depth < 10000
+    )
+    SELECT id, min(depth)::INT FROM tree GROUP BY id
+$$;
+
+-- A forced delete of a sub-orchestration is refused while its parent runs:
+-- the parent waits for the child and would never hear from it again.
+
+CREATE FUNCTION dx_delete_tree(p_root TEXT, p_force BOOLEAN, p_bulk BOOLEAN,
+    INOUT instances_deleted BIGINT, INOUT executions_deleted BIGINT, INOUT events_deleted BIGINT, INOUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_parent  TEXT;
+    v_ids     TEXT[];
+    v_running TEXT[];
+    v_rows    BIGINT;
+BEGIN
+    SELECT i.parent_instance_id INTO v_parent FROM instances i WHERE i.instance_id = p_root FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'instance % does not exist', p_root USING ERRCODE = 'DX004';
+    END IF;
+    IF v_parent IS NOT NULL AND NOT p_force THEN
+        RAISE EXCEPTION 'instance % is a sub-orchestration of %; delete the root instance, or force', p_root, v_parent
+            USING ERRCODE = 'DX003';
+    END IF;
+    IF v_parent IS NOT NULL AND EXISTS (
+        SELECT 1 FROM instances i LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.instance_id = v_parent AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated')) THEN
+        RAISE EXCEPTION 'instance % is a sub-orchestration of %, which is running and waits for it; terminate or delete the root instead',
+            p_root, v_parent USING ERRCODE = 'DX005';
+    END IF;
+    SELECT array_agg(d.instance_id) INTO v_ids FROM dx_descendants(p_root) d;
+    IF NOT p_force THEN
+        SELECT array_agg(i.instance_id ORDER BY i.instance_id) INTO v_running
+        FROM instances i LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.instance_id = ANY (v_ids) AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated');
+        IF v_running IS NOT NULL THEN
+            IF p_bulk THEN
+                RETURN;
+            END IF;
+            RAISE EXCEPTION 'instance %: % not finished; use force to delete anyway', p_root, array_to_string(v_running, ', ')
+                USING ERRCODE = 'DX005';
+        END IF;
+    END IF;
+    DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; events_deleted := events_deleted + v_rows;
+    DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; executions_deleted := executions_deleted + v_rows;
+    DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
+    DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
+    -- Removing the lock makes an in-flight ack fail instead of recreating the instance.
+    DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
+    DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
+    GET DIAGNOSTICS v_rows = ROW_COUNT; instances_deleted := instances_deleted + v_rows;
+END;
+$$;
+
+CREATE FUNCTION dx_delete_instances(p_ids TEXT[], p_force BOOLEAN,
+    OUT instances_deleted BIGINT, OUT executions_deleted BIGINT, OUT events_deleted BIGINT, OUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id TEXT;
+BEGIN
+    instances_deleted := 0; executions_deleted := 0; events_deleted := 0; messages_deleted := 0;
+    FOREACH v_id IN ARRAY COALESCE(p_ids, '{}') LOOP
+        SELECT * INTO instances_deleted, executions_deleted, events_deleted, messages_deleted
+        FROM dx_delete_tree(v_id, p_force, false, instances_deleted, executions_deleted, events_deleted, messages_deleted);
+    END LOOP;
+END;
+$$;
+
+CREATE FUNCTION dx_delete_bulk(p_ids TEXT[], p_completed_before TIMESTAMPTZ, p_limit INT,
+    OUT instances_deleted BIGINT, OUT executions_deleted BIGINT, OUT events_deleted BIGINT, OUT messages_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id     TEXT;
+    v_before BIGINT;
+    v_roots  INT := 0;
+BEGIN
+    instances_deleted := 0; executions_deleted := 0; events_deleted := 0; messages_deleted := 0;
+    FOR v_id IN
+        SELECT i.instance_id FROM instances i
+        JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
+          AND (COALESCE(cardinality(p_ids), 0) = 0 OR i.instance_id = ANY (p_ids))
+          AND (p_completed_before IS NULL OR e.completed_at < p_completed_before)
+        ORDER BY e.completed_at, i.instance_id
+    LOOP
+        EXIT WHEN p_limit > 0 AND v_roots >= p_limit;
+        v_before := instances_deleted;
+        SELECT * INTO instances_deleted, executions_deleted, events_deleted, messages_deleted
+        FROM dx_delete_tree(v_id, false, true, instances_deleted, executions_deleted, events_deleted, messages_deleted);
+        IF instances_deleted > v_before THEN
+            v_roots := v_roots + 1;
+        END IF;
+    END LOOP;
+END;
+$$;
+
+CREATE FUNCTION dx_prune_executions(p_instance TEXT, p_keep_last INT, p_completed_before TIMESTAMPTZ,
+    OUT executions_deleted BIGINT, OUT events_deleted BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_current BIGINT;
+    v_victims BIGINT[];
+BEGIN
+    SELECT i.current_execution_id INTO v_current FROM instances i WHERE i.instance_id = p_instance FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'instance % does not exist', p_instance USING ERRCODE = 'DX004';
+    END IF;
+    SELECT array_agg(r.execution_id) INTO v_victims FROM (
+        SELECT e.execution_id, e.completed_at, row_number() OVER (ORDER BY e.execution_id DESC) AS rank
+        FROM executions e WHERE e.instance_id = p_instance) r
+    WHERE r.execution_id <> v_current
+      AND (p_keep_last <= 0 OR r.rank > p_keep_last)
+      AND (p_completed_before IS NULL OR r.completed_at < p_completed_before);
+    DELETE FROM history h WHERE h.instance_id = p_instance AND h.execution_id = ANY (COALESCE(v_victims, '{}'));
+    GET DIAGNOSTICS events_deleted = ROW_COUNT;
+    DELETE FROM executions e WHERE e.instance_id = p_instance AND e.execution_id = ANY (COALESCE(v_victims, '{}'));
+    GET DIAGNOSTICS executions_deleted = ROW_COUNT;
+END;
+$$;
+
+-- A client's message (event, cancel, terminate) is queued only for an instance
+-- that can still read it: running, or with a start queued. DX004 otherwise
+-- (no such instance), DX006 when its current execution has ended.
+
+CREATE FUNCTION dx_start_queued(p_instance TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM orchestrator_queue q
+                   WHERE q.instance_id = p_instance AND (q.work_item::jsonb ->> 'kind') = 'StartOrchestration');
+$$;
+
+CREATE FUNCTION dx_instance_status(p_instance TEXT) RETURNS TEXT LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(e.status, 'Running') FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    WHERE i.instance_id = p_instance;
+$$;
+
+CREATE FUNCTION dx_send_to_instance(p_instance TEXT, p_data TEXT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_status TEXT := dx_instance_status(p_instance);
+BEGIN
+    -- Each statement reads a new snapshot: a start consumed between the two
+    -- reads has created the instance, so look at the instance once more.
+    IF v_status IS NULL AND NOT dx_start_queued(p_instance) THEN
+        v_status := dx_instance_status(p_instance);
+        IF v_status IS NULL THEN
+            RAISE EXCEPTION 'instance % does not exist and is not being started', p_instance USING ERRCODE = 'DX004';
+        END IF;
+    END IF;
+    IF v_status <> 'Running' THEN
+        RAISE EXCEPTION 'it is %', v_status USING ERRCODE = 'DX006';
+    END IF;
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES (p_instance, p_data, now());
+END;
+$$;
+
+-- Lock one named instance and return its turn, as dx_fetch_orchestration_items
+-- does for ready ones: for a process that must run a turn no worker will
+-- (terminating an instance whose workers are gone). No row when a live lock
+-- holds the instance or it has no visible message.
+CREATE FUNCTION dx_fetch_instance_item(p_instance TEXT, p_lock_ms BIGINT)
+RETURNS TABLE (
+    instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
+    execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
+    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
+    next_visible_ms BIGINT
+) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    v_now     TIMESTAMPTZ := now();
+    v_token   TEXT := gen_random_uuid()::text;
+    v_until   TIMESTAMPTZ;
+    v_ids     BIGINT[];
+    v_items   TEXT[];
+    v_attempt INT;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance)) THEN
+        RETURN;
+    END IF;
+    SELECT l.locked_until INTO v_until FROM instance_locks l
+    WHERE l.instance_id = p_instance FOR UPDATE SKIP LOCKED;
+    IF FOUND THEN
+        IF v_until > v_now THEN
+            RETURN;
+        END IF;
+        UPDATE instance_locks l SET lock_token = v_token,
+            locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
+        WHERE l.instance_id = p_instance;
+    ELSE
+        INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+        VALUES (p_instance, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+    -- A gap-free prefix of the visible messages, as in dx_fetch_orchestration_items.
+    WITH got AS MATERIALIZED (
+        SELECT q2.id FROM orchestrator_queue q2
+        WHERE q2.instance_id = p_instance AND q2.visible_at <= v_now
+        ORDER BY q2.id FOR UPDATE SKIP LOCKED),
+    gap AS (
+        SELECT min(a.id) AS id FROM orchestrator_queue a
+        WHERE a.instance_id = p_instance AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got)),
+    tagged AS (
+        UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
+        FROM got
+        WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807)
+        RETURNING q.id, q.work_item, q.attempt_count)
+    SELECT array_agg(t.id ORDER BY t.id), array_agg(t.work_item ORDER BY t.id), max(t.attempt_count)
+    INTO v_ids, v_items, v_attempt FROM tagged t;
+    IF v_ids IS NULL THEN
+        DELETE FROM instance_locks l WHERE l.lock_token = v_token;
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT p_instance, v_token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
+           COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
+           i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
+           v_attempt, v_ids, v_items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
+    FROM (SELECT 1) AS one
+    LEFT JOIN instances i ON i.instance_id = p_instance
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    LEFT JOIN LATERAL (
+        SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
+        FROM history h WHERE h.instance_id = p_instance AND h.execution_id = i.current_execution_id) h ON true;
+END;
+$$;
+
+-- Direct start: the process starting an instance commits its
+-- first turn as the start, with no start message queued. This takes the
+-- lock a fetch would take, under the caller's token, for an instance that
+-- does not exist, is not locked and has nothing queued, so the ack of the
+-- same transaction commits the turn. Otherwise it raises DX007 and the
+-- caller queues the start instead. The lock comes first: a concurrent
+-- direct start of the same instance waits on it, and the checks after it
+-- then see that start's commit.
+CREATE FUNCTION dx_lock_new_instance(p_instance TEXT, p_token TEXT, p_lock_ms BIGINT) RETURNS VOID
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now TIMESTAMPTZ := now();
+BEGIN
+    INSERT INTO instance_locks AS l (instance_id, lock_token, locked_until, locked_at)
+    VALUES (p_instance, p_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
+    ON CONFLICT (instance_id) DO UPDATE
+        SET lock_token = EXCLUDED.lock_token, locked_until = EXCLUDED.locked_until, locked_at = EXCLUDED.locked_at
+        WHERE l.locked_until <= v_now;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'instance % is locked by a turn', p_instance USING ERRCODE = 'DX007';
+    END IF;
+    IF EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = p_instance)
+       OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance) THEN
+        RAISE EXCEPTION 'instance % exists or has messages queued', p_instance USING ERRCODE = 'DX007';
+    END IF;
+END $$;
