@@ -195,6 +195,7 @@ DECLARE
     v_tokens   TEXT[];
     v_ids      BIGINT[];
     v_states   TEXT[];
+    v_state    TEXT;
 BEGIN
     SELECT l.instance_id, l.locked_until INTO v_instance, v_until
     FROM instance_locks l WHERE l.lock_token = p_token FOR UPDATE;
@@ -295,9 +296,13 @@ BEGIN
     END IF;
     IF v_ids IS NOT NULL THEN
         -- What the lease reports: the state the turn left its execution in,
-        -- and no lease for an item the turn also cancelled.
+        -- and no lease for an item the turn also cancelled. The turn's own
+        -- execution (all its items but after a continue-as-new) is looked up once.
+        v_state := dx_execution_state(v_instance, p_execution_id);
         SELECT array_agg(CASE WHEN w.id IS NOT NULL THEN t.token END ORDER BY t.ord),
-               array_agg(CASE WHEN w.id IS NOT NULL THEN dx_execution_state(w.instance_id, w.execution_id) END ORDER BY t.ord)
+               array_agg(CASE WHEN w.id IS NULL THEN NULL
+                              WHEN w.instance_id = v_instance AND w.execution_id = p_execution_id THEN v_state
+                              ELSE dx_execution_state(w.instance_id, w.execution_id) END ORDER BY t.ord)
         INTO v_tokens, v_states
         FROM unnest(v_tokens, v_ids) WITH ORDINALITY AS t(token, id, ord)
         LEFT JOIN worker_queue w ON w.id = t.id;
