@@ -60,8 +60,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist b
 	if _, err := mp.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	_, err = applyFunctions(ctx, pool, lockID)
-	return err
+	return applyFunctions(ctx, pool, lockID)
 }
 
 func migrationLockID(schema string) int64 {
