@@ -61,3 +61,20 @@ type FirstTurnCommitter interface {
 	// metadata. On error nothing is committed.
 	CommitFirstTurn(ctx context.Context, instance string, ack OrchestrationAck, lease []int, lockTimeout time.Duration) (created bool, leases []*WorkItemLease, err error)
 }
+
+// TurnContinuer is implemented by providers whose turn ack can hand the
+// instance's next turn straight back (ack-and-fetch-next): messages that
+// reached the instance while its turn ran (an activity's completion, an
+// event, a child's result, its own continue-as-new) are locked for the
+// caller in the commit, saving a fetch and the wake-up of other dispatchers.
+type TurnContinuer interface {
+	// AckOrchestrationItemContinuing is AckOrchestrationItemLeasing (lease
+	// and activityLockTimeout as there) that, in the same transaction, after
+	// the ack, locks instance, the instance lockToken holds, again for
+	// lockTimeout under a new token when a message of it is visible, and
+	// returns that turn as FetchInstanceItem does. next is nil when no
+	// message of the instance is visible. On error nothing is committed,
+	// leased or locked.
+	AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack OrchestrationAck, lease []int,
+		activityLockTimeout, lockTimeout time.Duration) (leases []*WorkItemLease, next *OrchestrationItem, err error)
+}

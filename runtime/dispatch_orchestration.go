@@ -59,16 +59,26 @@ func waitForFreeSlots(ctx context.Context, slots chan struct{}, limit int) int {
 	return max(1, min(limit, cap(slots)-len(slots)))
 }
 
-// runOrchestrationItem runs one turn and commits it, or hands the item back.
-// The instance lock is renewed while the turn runs, so a slow turn is not
-// taken over by another dispatcher and counted toward the poison limit.
+// runOrchestrationItem runs the item's turn and commits it, or hands the
+// item back. When messages reached the instance while the turn ran and the
+// store locks them in the commit, their turn runs next in the same slot.
 func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.OrchestrationItem) {
+	for item != nil {
+		item = r.runTurnOf(ctx, item)
+	}
+}
+
+// runTurnOf runs one turn and commits it, or hands the item back; it
+// returns the instance's next turn when the commit locked one. The instance
+// lock is renewed while the turn runs, so a slow turn is not taken over by
+// another dispatcher and counted toward the poison limit.
+func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationItem) (next *provider.OrchestrationItem) {
 	stop := r.renewOrchestrationLock(ctx, item)
 	defer stop()
 	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
 	if item.DecodeError != nil {
 		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
-		return
+		return nil
 	}
 	in, ok := prepareTurn(item, time.Now())
 	in.stepTimeout = r.opts.StepTimeout
@@ -77,13 +87,13 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 	}
 	if !ok {
 		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
-		return
+		return nil
 	}
 	if item.AttemptCount > r.opts.MaxAttempts {
 		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: ErrorInfrastructure, Kind: FailurePoison,
 			Attempts: item.AttemptCount, MaxAttempts: r.opts.MaxAttempts, ItemKind: "orchestration",
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
-		return
+		return nil
 	}
 	ack, err := runTurn(r.reg, in, r.opts.Logger)
 	var nd *NondeterminismError
@@ -104,8 +114,9 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 	case err != nil:
 		r.retryOrFail(ctx, item, &in, errorDetails(err))
 	default:
-		r.commit(ctx, item, ack)
+		return r.commitAndContinue(ctx, item, ack)
 	}
+	return nil
 }
 
 // renewOrchestrationLock extends the item's lock every third of the lock
@@ -162,8 +173,19 @@ func (r *Runtime) ndStreak(instance string, failed bool) int {
 	return r.ndStreaks[instance]
 }
 
+// commit commits a turn and releases the instance.
 func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
-	err := r.ackTurn(ctx, item, ack)
+	r.commitTurn(ctx, item, ack, false)
+}
+
+// commitAndContinue commits a turn and returns the instance's next turn
+// when the store locked it in the same commit (see ackTurn).
+func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) *provider.OrchestrationItem {
+	return r.commitTurn(ctx, item, ack, true)
+}
+
+func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool) *provider.OrchestrationItem {
+	next, err := r.ackTurn(ctx, item, ack, continuing)
 	switch {
 	case err == nil:
 		r.ndStreak(item.Instance, false)
@@ -173,6 +195,7 @@ func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, 
 		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", ErrorInfrastructure)
 		r.abandon(ctx, item, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: "commit turn: " + err.Error()})
 	}
+	return next
 }
 
 // retryOrFail hands a failing item back with backoff, or fails the execution

@@ -26,13 +26,25 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // ackTurn commits a turn. When the store can lease the turn's activities to
 // this process and activity slots are free, the activities registered here
 // are leased in the same commit and run at once: no fetch, and no other
-// worker woken for them (eager dispatch).
-func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) error {
+// worker woken for them (eager dispatch). With continuing, while this
+// runtime takes work, a store that can relock the instance in the commit
+// returns the turn of the messages that reached it meanwhile (an activity's
+// result, an event, its own continue-as-new): no fetch, no wake-up.
+func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool) (*provider.OrchestrationItem, error) {
+	if c, ok := r.p.(provider.TurnContinuer); ok && continuing && r.accepting() {
+		var next *provider.OrchestrationItem
+		err := r.commitLeasing(ack, func(lease []int) (leases []*provider.WorkItemLease, err error) {
+			leases, next, err = c.AckOrchestrationItemContinuing(ctx, item.Instance, item.LockToken, ack, lease,
+				r.opts.ActivityLockTimeout, r.opts.OrchestrationLockTimeout)
+			return leases, err
+		})
+		return next, err
+	}
 	leaser, ok := r.p.(provider.ActivityLeaser)
 	if !ok {
-		return r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+		return nil, r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
 	}
-	return r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
+	return nil, r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
 		if len(lease) == 0 {
 			return nil, r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
 		}

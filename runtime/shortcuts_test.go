@@ -53,6 +53,56 @@ func (s shortcutStore) EnqueueForOrchestratorFetching(ctx context.Context, item 
 	return s.testStore.(provider.EagerStarter).EnqueueForOrchestratorFetching(ctx, item, lock)
 }
 
+// continuingStore is shortcutStore whose turn acks can also continue their instance.
+type continuingStore struct{ shortcutStore }
+
+func (s continuingStore) AckOrchestrationItemContinuing(ctx context.Context, instance, token string, ack provider.OrchestrationAck,
+	lease []int, activityLock, lock time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	return s.testStore.(provider.TurnContinuer).AckOrchestrationItemContinuing(ctx, instance, token, ack, lease, activityLock, lock)
+}
+
+// TestTurnAckContinuesInstance: an orchestration that continues as new 5
+// times queues a ContinueAsNew message for itself in each turn's commit.
+// When the store can continue a turn from its ack, each of those messages
+// comes back as the next turn and nothing is fetched; otherwise each is
+// fetched. The output is the same.
+func TestTurnAckContinuesInstance(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		for _, continuing := range []bool{true, false} {
+			t.Run(fmt.Sprintf("continuing=%v", continuing), func(t *testing.T) {
+				counting := &countingStore{testStore: store}
+				var p provider.Provider = shortcutStore{counting}
+				if continuing {
+					p = continuingStore{shortcutStore{counting}}
+				}
+				reg := runtime.NewRegistry()
+				runtime.RegisterOrchestration(reg, "Countdown", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+					if n == 0 {
+						return 42, nil
+					}
+					return 0, ctx.ContinueAsNew(n - 1)
+				})
+				client := startRuntime(t, p, reg, fastOptions()).Client()
+				id := fmt.Sprintf("countdown-%v", continuing)
+				if err := client.Start(t.Context(), id, "Countdown", 5); err != nil {
+					t.Fatal(err)
+				}
+				st := wait(t, client, id)
+				if st.Status != runtime.StatusCompleted || st.Output != "42" {
+					t.Fatalf("%s: %s %q %v, want Completed 42", id, st.Status, st.Output, st.Failure)
+				}
+				want := int64(5)
+				if continuing {
+					want = 0
+				}
+				if got := counting.turnsFetched.Load(); got != want {
+					t.Fatalf("fetched %d turns for 5 continue-as-new turns, want %d", got, want)
+				}
+			})
+		}
+	})
+}
+
 // directStore is shortcutStore that can also commit a first turn as the start.
 type directStore struct{ shortcutStore }
 

@@ -617,8 +617,14 @@ $$;
 
 -- Lock one named instance and return its turn, as dx_fetch_orchestration_items
 -- does for ready ones: for a process that must run a turn no worker will
--- (terminating an instance whose workers are gone). No row when a live lock
--- holds the instance or it has no visible message.
+-- (terminating an instance whose workers are gone), and for the shortcuts
+-- that continue an instance in the commit that queued its messages or acked
+-- its turn. No row when a live lock holds the instance or it has no visible
+-- message. Both are read first, without locking: nothing visible is the
+-- common case after an ack and then no lock row is written and deleted again;
+-- and an ack of the instance in another batch (commit_group.go) that has
+-- deleted the lock row but not committed still shows it here, where the
+-- INSERT below would wait for that batch while it may wait for ours.
 CREATE FUNCTION dx_fetch_instance_item(p_instance TEXT, p_lock_ms BIGINT)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
@@ -634,6 +640,10 @@ DECLARE
     v_items   TEXT[];
     v_attempt INT;
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance AND q.visible_at <= v_now)
+       OR EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = p_instance AND l.locked_until > v_now) THEN
+        RETURN;
+    END IF;
     IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance)) THEN
         RETURN;
     END IF;

@@ -326,7 +326,7 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_instance_item($1, $2)`, instance, lockTimeout.Milliseconds())
+	rows, err := p.pool.Query(ctx, fetchInstanceQuery, instance, lockTimeout.Milliseconds())
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}

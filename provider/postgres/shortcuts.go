@@ -18,6 +18,7 @@ var (
 	_ provider.ActivityContinuer  = (*Provider)(nil)
 	_ provider.EagerStarter       = (*Provider)(nil)
 	_ provider.FirstTurnCommitter = (*Provider)(nil)
+	_ provider.TurnContinuer      = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack
@@ -48,6 +49,55 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	// Workers are woken only for what this process does not run.
 	p.announceAck(res, len(got) < len(enc.WorkerItems))
 	return got, nil
+}
+
+// AckOrchestrationItemContinuing implements provider.TurnContinuer: the
+// ack and a fetch of its instance in one batch (one transaction); the fetch
+// finds the lock row the ack deleted gone and locks what became visible.
+func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	const op = "ack orchestration item"
+	if lockToken == "" {
+		return nil, nil, encode.LockNotHeld(op, instance, "empty lock token")
+	}
+	if err := encode.CheckTimeouts(op, activityLockTimeout, 0); err != nil {
+		return nil, nil, err
+	}
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, nil, err
+	}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return nil, nil, err
+	}
+	enc, err := encode.EncodeAck(op, ack)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.checkOpen(op); err != nil {
+		return nil, nil, err
+	}
+	var res ackResult
+	var next *provider.OrchestrationItem
+	err = p.commit(ctx, func(b *pgx.Batch) {
+		b.Queue(ackQuery, ackArgList(lockToken, enc, positions(lease), activityLockTimeout)...)
+		b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds())
+	}, func(br pgx.BatchResults) (err error) {
+		if res, err = scanAck(br.QueryRow()); err != nil {
+			return err
+		}
+		next, err = readInstanceItem(br)
+		return err
+	})
+	if err != nil {
+		return nil, nil, classify(op, instance, err)
+	}
+	if next != nil {
+		// The continued turn takes what the ack queued for its instance.
+		res.orchestratorPending = enc.WakesOthers(instance)
+	}
+	got := leasesOf(res, ack, lease)
+	p.announceAck(res, len(got) < len(enc.WorkerItems))
+	return got, next, nil
 }
 
 // positions are lease's 0-based positions as the 1-based ones SQL takes.
@@ -138,7 +188,7 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	}
 	item, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
 		b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
-		b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, completion.Instance, lockTimeout.Milliseconds())
+		b.Queue(fetchInstanceQuery, completion.Instance, lockTimeout.Milliseconds())
 	})
 	if err != nil {
 		return nil, classify(op, completion.Instance, err)
@@ -162,7 +212,7 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	}
 	turn, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
 		b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
-		b.Queue(`SELECT * FROM dx_fetch_instance_item($1, $2)`, item.Instance, lockTimeout.Milliseconds())
+		b.Queue(fetchInstanceQuery, item.Instance, lockTimeout.Milliseconds())
 	})
 	if err != nil {
 		return nil, classify(op, item.Instance, err)
@@ -182,10 +232,18 @@ func (p *Provider) sendContinuing(ctx context.Context, queue func(b *pgx.Batch))
 	return item, err
 }
 
+// fetchInstanceQuery locks a named instance and returns its turn, if it has one.
+const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_item($1, $2)`
+
 func readContinuation(br pgx.BatchResults) (*provider.OrchestrationItem, error) {
 	if _, err := br.Exec(); err != nil {
 		return nil, err
 	}
+	return readInstanceItem(br)
+}
+
+// readInstanceItem reads fetchInstanceQuery's result: the turn, or nil.
+func readInstanceItem(br pgx.BatchResults) (*provider.OrchestrationItem, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err

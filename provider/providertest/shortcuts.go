@@ -9,9 +9,10 @@ import (
 )
 
 // Eager dispatch (provider.ActivityLeaser), continuing an orchestration from
-// its activity's ack (provider.ActivityContinuer) and eager start
-// (provider.EagerStarter): the round trips a dispatcher saves must not lose,
-// duplicate or reorder work.
+// its activity's ack (provider.ActivityContinuer) or from its own turn's ack
+// (provider.TurnContinuer), eager start (provider.EagerStarter) and direct
+// start (provider.FirstTurnCommitter): the round trips a dispatcher saves
+// must not lose, duplicate or reorder work.
 func shortcutCases() []Case {
 	return []Case{
 		{"AckLeasesChosenActivities", ackLeasesChosenActivities},
@@ -23,6 +24,10 @@ func shortcutCases() []Case {
 		{"ActivityAckContinuesFreeInstance", activityAckContinuesFreeInstance},
 		{"ActivityAckLeavesLockedInstanceQueued", activityAckLeavesLockedInstance},
 		{"ActivityAckContinuingWithStaleTokenQueuesNothing", activityAckContinuingStaleToken},
+		{"TurnAckContinuesWithArrivedMessages", turnAckContinuesArrived},
+		{"TurnAckContinuingWithNothingVisibleReleases", turnAckContinuingReleases},
+		{"TurnAckContinuesItsContinueAsNew", turnAckContinuesContinueAsNew},
+		{"TurnAckContinuingWithStaleTokenCommitsNothing", turnAckContinuingStaleToken},
 		{"EagerStartLocksFreeInstance", eagerStartLocksFreeInstance},
 		{"EagerStartLeavesLockedInstanceQueued", eagerStartLeavesLockedInstance},
 		{"EagerStartOfInvalidItemQueuesNothing", eagerStartInvalidItem},
@@ -194,6 +199,8 @@ func concurrentFirstTurns(t *testing.T, f Factory) {
 func leaser(e *env) provider.ActivityLeaser { return capability[provider.ActivityLeaser](e) }
 
 func continuer(e *env) provider.ActivityContinuer { return capability[provider.ActivityContinuer](e) }
+
+func turnContinuer(e *env) provider.TurnContinuer { return capability[provider.TurnContinuer](e) }
 
 func starter(e *env) provider.EagerStarter { return capability[provider.EagerStarter](e) }
 
@@ -375,6 +382,119 @@ func activityAckContinuingStaleToken(t *testing.T, f Factory) {
 		t.Fatal("ack continuing with a released lease returned an item")
 	}
 	e.fetchNone()
+}
+
+// turnAckContinuesArrived: messages that arrive while a's turn runs come
+// back with the turn's ack as a's next turn, under a new token, with the
+// history the ack committed; the activity asked for is leased in the same
+// commit, nobody else can fetch a, and the old token is spent.
+func turnAckContinuesArrived(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	e.enqueue(startItem("b"))
+	item := e.fetch()
+	e.wantEqual(item.Instance, "a", "the first instance fetched")
+	e.enqueue(externalItem("a", "x"))
+	e.enqueue(externalItem("a", "y"))
+	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, scheduleTurn(item), []int{1}, longLock, longLock)
+	e.must(err, "ack a's first turn, continuing it")
+	e.wantEqual(len(leases), 1, "leases")
+	e.wantEqual(leases[0].Item.ID, int64(3), "the leased activity")
+	if next == nil {
+		t.Fatal("ack continuing with two events queued: no next turn")
+	}
+	e.wantEqual(next.Instance, "a", "the continued instance")
+	if next.LockToken == "" || next.LockToken == item.LockToken {
+		t.Fatalf("the next turn's token %q, want a new one (the acked turn's was %q)", next.LockToken, item.LockToken)
+	}
+	e.wantEqual(kinds(next.Messages), []provider.WorkItemKind{provider.WorkExternalRaised, provider.WorkExternalRaised}, "its messages")
+	e.wantEqual([]string{next.Messages[0].Name, next.Messages[1].Name}, []string{"x", "y"}, "their order")
+	e.wantEqual(next.Exists, true, "a exists")
+	e.wantEqual(next.Status, provider.StatusRunning, "a's status")
+	e.wantEqual(len(next.History), 1, "the history the ack committed")
+	e.wantEqual(next.AttemptCount, 1, "its attempt")
+	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1}), provider.ErrLockNotHeld,
+		"ack with the spent token")
+	e.wantEqual(e.fetch().Instance, "b", "another fetch finds only b")
+	e.fetchNone()
+	var ids []int64
+	for range 2 {
+		ids = append(ids, e.fetchWork().Item.ID)
+	}
+	e.wantEqual(ids, []int64{2, 4}, "the activities not leased, fetchable")
+	e.ack(next, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{
+		event(next, 1, provider.EventExternalRaised), event(next, 2, provider.EventExternalRaised)}})
+	e.wantEqual(len(e.history("a")), 3, "a's history after the continued turn")
+	e.fetchNone()
+}
+
+// turnAckContinuingReleases: with no message of a visible (its timer is
+// not due), the ack releases a as a plain ack does; a message queued
+// after it is fetched by anyone.
+func turnAckContinuingReleases(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	ack := firstTurn(item)
+	fire := time.Now().Add(time.Hour).UnixMilli()
+	ack.HistoryDelta = append(ack.HistoryDelta, provider.Event{ID: 2, Kind: provider.EventTimerCreated, FireAt: fire})
+	ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 2, FireAt: fire}}
+	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, ack, nil, longLock, longLock)
+	e.must(err, "ack a's first turn, continuing it")
+	e.wantEqual(len(leases), 0, "leases")
+	if next != nil {
+		t.Fatalf("ack continuing with only a timer queued: got a next turn with %d messages, want none", len(next.Messages))
+	}
+	e.wantEqual(len(e.history("a")), 2, "a's history")
+	e.fetchNone()
+	e.enqueue(externalItem("a", "x"))
+	again := e.fetch()
+	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised}, "a's next messages, fetched")
+}
+
+// turnAckContinuesContinueAsNew: the ContinueAsNew message a turn queues
+// for its own instance is its next turn.
+func turnAckContinuesContinueAsNew(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.enqueue(externalItem("a", "x"))
+	item := e.fetch()
+	ack := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{
+		event(item, 1, provider.EventExternalRaised), event(item, 2, provider.EventOrchestrationContinuedAsNew)}}
+	ack.Metadata.Status, ack.Metadata.Output = provider.StatusContinuedAsNew, `"next"`
+	ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkContinueAsNew, Instance: "a", Name: orchName, Input: `"next"`}}
+	_, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, ack, nil, longLock, longLock)
+	e.must(err, "ack a's turn that continues as new, continuing it")
+	if next == nil {
+		t.Fatal("ack continuing a continue-as-new: no next turn")
+	}
+	e.wantEqual(kinds(next.Messages), []provider.WorkItemKind{provider.WorkContinueAsNew}, "the next turn's messages")
+	e.wantEqual(next.Status, provider.StatusContinuedAsNew, "the status it reports of execution 1")
+	e.fetchNone()
+	e.ack(next, provider.OrchestrationAck{ExecutionID: 2,
+		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted, Name: orchName}},
+		Metadata:     provider.ExecutionMetadata{OrchestrationName: orchName}})
+	info := e.info("a")
+	e.wantEqual(info.CurrentExecutionID, int64(2), "a's execution after the continued turn")
+	e.wantEqual(info.Status, provider.StatusRunning, "its status")
+}
+
+// turnAckContinuingStaleToken: a spent token commits nothing and locks
+// nothing; the instance's messages stay for whoever holds it next.
+func turnAckContinuingStaleToken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, true, nil), "abandon")
+	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, scheduleTurn(item), []int{0}, longLock, longLock)
+	e.wantErr(err, provider.ErrLockNotHeld, "ack continuing with a released token")
+	if len(leases) != 0 || next != nil {
+		t.Fatalf("ack continuing with a released token: %d leases, next turn %v; want none", len(leases), next != nil)
+	}
+	e.fetchWorkNone()
+	again := e.fetch()
+	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkStartOrchestration}, "a's start, still queued")
+	e.wantEqual(len(e.history("a")), 0, "a's history")
 }
 
 // eagerStartLocksFreeInstance: the start comes back as a's first turn,

@@ -13,29 +13,41 @@ import (
 
 // AckOrchestrationItem implements provider.Provider.
 func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
-	_, err := p.ackTurn(ctx, lockToken, ack, nil, nil)
+	_, err := p.ackTurn(ctx, lockToken, ack, ackSteps{})
 	return err
 }
 
-// ackTurn commits a turn and, in the same transaction, runs claim first and
-// lease on it after (either may be nil); it notifies the dispatchers after
-// commit. claim may take the lock the turn is acked under.
-func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck,
-	claim func(tx *txn, now int64) error, lease func(tx *txn, now int64) (leased int, err error)) (leased int, err error) {
+// ackSteps are what a shortcut adds to a turn's commit, in its transaction;
+// each may be nil.
+type ackSteps struct {
+	// claim runs first; it may take the lock the turn is acked under.
+	claim func(tx *txn, now int64) error
+	// lease runs once the turn's items are queued and leases some of them.
+	lease func(tx *txn, now int64) (leased int, err error)
+	// next runs once the turn's lock is released and may lock the
+	// instance's next turn.
+	next func(tx *txn, instance string, now int64) (*provider.OrchestrationItem, error)
+}
+
+// ackTurn commits a turn with steps, and notifies the dispatchers after
+// commit. It returns the turn steps.next locked, if any.
+func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck, steps ackSteps) (*provider.OrchestrationItem, error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
-		return 0, encode.LockNotHeld(op, "", "empty lock token")
+		return nil, encode.LockNotHeld(op, "", "empty lock token")
 	}
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var statusChanged, pending bool
+	var leased int
+	var next *provider.OrchestrationItem
 	err = p.writeTx(ctx, op, func(tx *txn) error {
-		statusChanged, leased = false, 0
+		statusChanged, leased, next = false, 0, nil
 		now := nowMs()
-		if claim != nil {
-			if err := claim(tx, now); err != nil {
+		if steps.claim != nil {
+			if err := steps.claim(tx, now); err != nil {
 				return err
 			}
 		}
@@ -52,19 +64,32 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		if err := deleteTimers(ctx, tx, instance, enc.CancelledTimers); err != nil {
 			return err
 		}
-		if lease != nil {
-			if leased, err = lease(tx, now); err != nil {
+		if steps.lease != nil {
+			if leased, err = steps.lease(tx, now); err != nil {
 				return err
 			}
 		}
 		if err := releaseLock(ctx, tx, lockToken); err != nil {
 			return err
 		}
+		if steps.next != nil {
+			if next, err = steps.next(tx, instance, now); err != nil {
+				return err
+			}
+		}
+		if next != nil {
+			// The next turn takes what the ack queued for its instance.
+			pending = enc.WakesOthers(instance)
+			return nil
+		}
 		pending, err = messagesQueued(ctx, tx, instance, enc)
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	if p.loadHistories(ctx, op, next) != nil {
+		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}
 	if pending {
 		p.orchestratorWork.Notify()
@@ -75,7 +100,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	if statusChanged {
 		p.statusChanged.Notify()
 	}
-	return leased, nil
+	return next, nil
 }
 
 // heldInstance returns the instance locked under token, or ErrLockNotHeld when

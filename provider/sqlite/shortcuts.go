@@ -16,6 +16,7 @@ var (
 	_ provider.ActivityContinuer  = (*Provider)(nil)
 	_ provider.EagerStarter       = (*Provider)(nil)
 	_ provider.FirstTurnCommitter = (*Provider)(nil)
+	_ provider.TurnContinuer      = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
@@ -29,11 +30,56 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 		return nil, err
 	}
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, lockToken, ack, nil, leaseAll(ctx, ack, lease, lockTimeout, &leases))
+	_, err := p.ackTurn(ctx, lockToken, ack, ackSteps{lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
 	if err != nil {
 		return nil, err
 	}
 	return leases, nil
+}
+
+// AckOrchestrationItemContinuing implements provider.TurnContinuer: once
+// the turn's lock is released, its transaction locks the instance again when
+// a message of it is visible.
+func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	const op = "ack orchestration item"
+	if err := encode.CheckTimeouts(op, activityLockTimeout, 0); err != nil {
+		return nil, nil, err
+	}
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, nil, err
+	}
+	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return nil, nil, err
+	}
+	var leases []*provider.WorkItemLease
+	next, err := p.ackTurn(ctx, lockToken, ack, ackSteps{
+		lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases),
+		next: func(tx *txn, held string, now int64) (*provider.OrchestrationItem, error) {
+			if held != instance {
+				return nil, encode.Invalid(op, instance, "lock token holds instance %q", held)
+			}
+			return lockVisible(ctx, tx, instance, now, now+lockTimeout.Milliseconds())
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return leases, next, nil
+}
+
+// lockVisible locks the instance's turn when a message of it is visible.
+func lockVisible(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
+	var visible bool
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
+		instance, now).Scan(&visible)
+	if err != nil {
+		return nil, fmt.Errorf("check visible messages of %q: %w", instance, err)
+	}
+	if !visible {
+		return nil, nil
+	}
+	return lockInstance(ctx, tx, instance, now, lockedUntil)
 }
 
 // leaseAll leases the worker items at the positions in lease, which the
@@ -67,7 +113,7 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 		return lockNewInstance(ctx, tx, instance, token, now, now+lockTimeout.Milliseconds())
 	}
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, token, ack, claim, leaseAll(ctx, ack, lease, lockTimeout, &leases))
+	_, err := p.ackTurn(ctx, token, ack, ackSteps{claim: claim, lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
 	if errors.Is(err, errNotNew) {
 		return false, nil, nil
 	}

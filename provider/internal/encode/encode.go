@@ -185,3 +185,16 @@ func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []
 	}
 	return nil
 }
+
+// WakesOthers reports whether the ack queues an orchestrator message that a
+// turn of instance continued in the same commit does not take: one for
+// another instance, or a timer (visible later; sleeping dispatchers must
+// learn its due time).
+func (a Ack) WakesOthers(instance string) bool {
+	for _, it := range a.OrchItems {
+		if it.Item.Instance != instance || it.Item.Kind == provider.WorkTimerFired {
+			return true
+		}
+	}
+	return false
+}
