@@ -12,20 +12,31 @@ import (
 
 // Group commit of acks. Every ack is a transaction of its own, and a commit
 // costs a round trip and a WAL flush however little it writes. Acks that
-// arrive while one batch is at the server go together in the next: one pgx
+// arrive while batches are at the server go together in the next: one pgx
 // batch, one implicit transaction, one commit. A statement that fails (a
-// stale lock token, a first turn refused) rolls that transaction back for
-// every ack in it, so the batch's acks are then sent again one by one and
-// each gets its own outcome; a batch that commits gives every ack success.
+// stale lock token, a first turn refused, a deadlock) rolls that transaction
+// back for every ack in it, so the batch's acks are then sent again one by
+// one and each gets its own outcome; a batch that commits gives every ack
+// success.
 //
-// One batch is in flight at a time: acks in concurrent batches could wait
-// on each other's rows, and PostgreSQL breaks such a deadlock only after
-// deadlock_timeout (1 s). The caller that finds no batch in flight sends one
-// itself (the leader) and, once its own ack is answered, passes the lead to
-// the oldest waiting caller.
+// Up to maxCommitLeaders batches are in flight at a time. One would leave
+// all but one server core idle while acks queue (the server, not Go, is
+// where an ack's time goes); more would make batches smaller and let them
+// wait on each other's rows. Acks in concurrent batches touch different
+// instances' rows but for rare cases (an activity's result acked while a
+// turn in the other batch cancels it); PostgreSQL breaks such a deadlock
+// after deadlock_timeout (1 s) and both batches' acks are sent again alone.
+// dx_fetch_instance_item, which shares batches with acks, reads the
+// instance lock before it locks anything, so it never waits on an ack in
+// another batch. A caller that finds fewer batches in flight sends one
+// itself (a leader) and, once its own ack is answered, passes the lead to
+// the oldest waiting caller no leader has been passed to.
 
 // maxCommitBatch bounds how many acks share one transaction.
 const maxCommitBatch = 32
+
+// maxCommitLeaders bounds how many batches are in flight at once.
+const maxCommitLeaders = 2
 
 // commitRequest is one caller's statements: queue adds them to a batch, read
 // reads their results from it. read may run twice (batched, then alone):
@@ -36,13 +47,16 @@ type commitRequest struct {
 	read  func(br pgx.BatchResults) error
 	done  chan error
 	lead  chan struct{} // closed when this caller is to send the next batches
+	// promoted is set when lead is closed, under commitGroup.mu.
+	promoted bool
 }
 
-// commitGroup holds the requests waiting for the leader.
+// commitGroup holds the requests waiting for a leader.
 type commitGroup struct {
 	mu      sync.Mutex
 	pending []*commitRequest
-	leading bool
+	leading int
+	leaders int // at most this many leading at once; 0 means maxCommitLeaders
 }
 
 // add queues req and reports whether its caller must lead.
@@ -50,10 +64,14 @@ func (g *commitGroup) add(req *commitRequest) (lead bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pending = append(g.pending, req)
-	if g.leading {
+	limit := g.leaders
+	if limit == 0 {
+		limit = maxCommitLeaders
+	}
+	if g.leading >= limit {
 		return false
 	}
-	g.leading = true
+	g.leading++
 	return true
 }
 
@@ -69,15 +87,19 @@ func (g *commitGroup) take(batch []*commitRequest) []*commitRequest {
 	return batch
 }
 
-// release passes the lead to the oldest waiting request, or lets it lapse.
+// release passes the lead to the oldest waiting request not passed one yet,
+// or lets it lapse.
 func (g *commitGroup) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.pending) > 0 {
-		close(g.pending[0].lead)
-		return
+	for _, req := range g.pending {
+		if !req.promoted {
+			req.promoted = true
+			close(req.lead)
+			return
+		}
 	}
-	g.leading = false
+	g.leading--
 }
 
 func (g *commitGroup) len() int {

@@ -12,11 +12,12 @@ import (
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 )
 
-// batchedCalls runs calls while the commit group's leader is held, each
+// batchedCalls runs calls while the commit group's only leader is held, each
 // queued in order, so that they are sent as one batch; it returns their
 // outcomes and how many batches the group sent for them.
 func batchedCalls(t *testing.T, ctx context.Context, p *postgres.Provider, calls ...func() error) ([]error, int64) {
 	t.Helper()
+	p.SetCommitLeaders(1)
 	release := p.HoldCommits(ctx)
 	before := p.CommitBatches()
 	errs := make([]error, len(calls))
@@ -117,6 +118,29 @@ func TestCommitGroupSharesOneTransaction(t *testing.T) {
 	}
 }
 
+// A second batch goes out while the first is at the server: an ack does not
+// wait for a batch that is slow to finish.
+func TestCommitGroupSendsTwoBatchesAtOnce(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	items := startAndFetch(t, ctx, p, "a")
+	release := p.HoldCommits(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ack beside a held batch: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the ack waited for the held batch; want it sent in a batch of its own")
+	}
+	if err := release(); err != nil {
+		t.Fatalf("held batch: %v", err)
+	}
+	wantCompleted(t, ctx, p, "a")
+}
+
 // One stale lock token in a batch fails only its own ack; the others commit.
 func TestCommitGroupStaleAckFailsAlone(t *testing.T) {
 	p := pgtest.Open(t)
@@ -168,6 +192,7 @@ func TestCommitGroupSkipsCancelledAck(t *testing.T) {
 		func() error { return p.AckOrchestrationItem(gone, items[0].LockToken, completeFirstTurn("O")) },
 		func() error { return p.AckOrchestrationItem(ctx, items[1].LockToken, completeFirstTurn("O")) },
 	}
+	p.SetCommitLeaders(1)
 	release := p.HoldCommits(ctx)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
@@ -188,5 +213,28 @@ func TestCommitGroupSkipsCancelledAck(t *testing.T) {
 	wantCompleted(t, ctx, p, "b")
 	if info, err := p.GetInstanceInfo(ctx, "a"); err == nil && info.Status == provider.StatusCompleted {
 		t.Fatal("the cancelled ack was committed")
+	}
+}
+
+// dx_fetch_instance_item, which shares batches with acks, must not wait on an
+// ack in another batch: one that has deleted the instance's lock row and not
+// yet committed. Waiting there is half of a deadlock between two batches.
+func TestFetchInstanceDoesNotWaitOnAnUncommittedAck(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	startAndFetch(t, ctx, p, "a")
+	tx, err := p.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, `DELETE FROM instance_locks WHERE instance_id = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	bounded, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	item, err := p.FetchInstanceItem(bounded, "a", time.Minute)
+	if err != nil || item != nil {
+		t.Fatalf("fetch of a while an ack of it is uncommitted: item %v, %v; want none, at once", item != nil, err)
 	}
 }

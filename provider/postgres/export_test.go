@@ -26,8 +26,16 @@ func (p *Provider) MigrateDownTo(ctx context.Context, version int64) error {
 	return err
 }
 
-// HoldCommits occupies the commit group's leader until release is called:
-// the acks queued meanwhile are sent as one batch.
+// SetCommitLeaders sets how many batches the commit group may have in
+// flight (tests that count batches use 1).
+func (p *Provider) SetCommitLeaders(n int) {
+	p.commits.mu.Lock()
+	defer p.commits.mu.Unlock()
+	p.commits.leaders = n
+}
+
+// HoldCommits occupies a commit group leader until release is called: with
+// one leader allowed, the acks queued meanwhile are sent as one batch.
 func (p *Provider) HoldCommits(ctx context.Context) (release func() error) {
 	started, gate, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
