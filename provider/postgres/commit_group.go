@@ -113,16 +113,33 @@ func (g *commitGroup) len() int {
 func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read func(br pgx.BatchResults) error) error {
 	req := &commitRequest{ctx: ctx, queue: queue, read: read, done: make(chan error, 1), lead: make(chan struct{})}
 	if !p.commits.add(req) {
-		// The leader answers every request it took: its statements may be
-		// in a transaction that is about to commit.
-		select {
-		case err := <-req.done:
-			return err
-		case <-req.lead:
+		err, answered, lead := p.commits.wait(req)
+		if lead {
+			p.leadCommits(req)
 		}
+		if answered {
+			return err
+		}
+	} else {
+		p.leadCommits(req)
 	}
-	p.leadCommits(req)
 	return <-req.done
+}
+
+// wait waits until req is answered or the lead is passed to it. The leader
+// answers every request it took: its statements may be in a transaction that
+// is about to commit. lead is also set when another leader answered req after
+// the lead had been passed to it (req was still queued then): the caller
+// must lead all the same, or the lead would lapse for good.
+func (g *commitGroup) wait(req *commitRequest) (err error, answered, lead bool) {
+	select {
+	case err = <-req.done:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return err, true, req.promoted
+	case <-req.lead:
+		return nil, false, true
+	}
 }
 
 // leadCommits sends batches of the waiting requests until own is answered,
