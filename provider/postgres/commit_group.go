@@ -113,7 +113,7 @@ func (g *commitGroup) len() int {
 func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read func(br pgx.BatchResults) error) error {
 	req := &commitRequest{ctx: ctx, queue: queue, read: read, done: make(chan error, 1), lead: make(chan struct{})}
 	if !p.commits.add(req) {
-		err, answered, lead := p.commits.wait(req)
+		answered, lead, err := p.commits.wait(req)
 		if lead {
 			p.leadCommits(req)
 		}
@@ -131,14 +131,14 @@ func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read fu
 // is about to commit. lead is also set when another leader answered req after
 // the lead had been passed to it (req was still queued then): the caller
 // must lead all the same, or the lead would lapse for good.
-func (g *commitGroup) wait(req *commitRequest) (err error, answered, lead bool) {
+func (g *commitGroup) wait(req *commitRequest) (answered, lead bool, err error) {
 	select {
 	case err = <-req.done:
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return err, true, req.promoted
+		return true, req.promoted, err
 	case <-req.lead:
-		return nil, false, true
+		return false, true, nil
 	}
 }
 

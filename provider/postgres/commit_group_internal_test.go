@@ -21,7 +21,7 @@ func TestCommitGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
 			t.Fatalf("b's next batch %v, want x", got)
 		}
 		x.done <- nil // b answers x before x took the lead
-		_, answered, lead := g.wait(x)
+		answered, lead, _ := g.wait(x)
 		if !lead {
 			t.Fatalf("x (answered %v) does not lead; want it to: its lead was passed before b answered it", answered)
 		}
