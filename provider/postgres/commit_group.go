@@ -114,15 +114,14 @@ func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read fu
 	req := &commitRequest{ctx: ctx, queue: queue, read: read, done: make(chan error, 1), lead: make(chan struct{})}
 	if !p.commits.add(req) {
 		answered, lead, err := p.commits.wait(req)
-		if lead {
-			p.leadCommits(req)
-		}
 		if answered {
+			if lead {
+				p.commits.release()
+			}
 			return err
 		}
-	} else {
-		p.leadCommits(req)
 	}
+	p.leadCommits(req)
 	return <-req.done
 }
 
@@ -130,7 +129,7 @@ func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read fu
 // answers every request it took: its statements may be in a transaction that
 // is about to commit. lead is also set when another leader answered req after
 // the lead had been passed to it (req was still queued then): the caller
-// must lead all the same, or the lead would lapse for good.
+// must pass it on (release), or the lead would lapse for good.
 func (g *commitGroup) wait(req *commitRequest) (answered, lead bool, err error) {
 	select {
 	case err = <-req.done:

@@ -3,9 +3,9 @@ package postgres
 import "testing"
 
 // A waiting caller may be answered by one leader after another leader passed
-// it the lead (it was still queued then). It must lead anyway: a lead that
-// lapses unnoticed counts as taken for good, and once every lead has lapsed
-// no ack is ever sent again.
+// it the lead (it was still queued then). It must learn that it holds a lead,
+// to pass it on: a lead that lapses unnoticed counts as taken for good, and
+// once every lead has lapsed no ack is ever sent again.
 func TestCommitGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
 	for range 100 {
 		g := &commitGroup{leaders: 2}
@@ -27,6 +27,11 @@ func TestCommitGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
 		}
 		if !answered && len(x.done) != 1 {
 			t.Fatal("x leads but its answer is gone")
+		}
+		g.release() // x passes the lead on: nobody waits, so it lapses
+		g.release() // b is done
+		if g.leading != 0 {
+			t.Fatalf("%d leads held after every caller is done, want 0", g.leading)
 		}
 	}
 }
