@@ -48,8 +48,8 @@ BEGIN
 END;
 $$;
 
--- The fetches collect the tagged messages from the UPDATE's RETURNING and read
--- history once.
+-- Fetches take each ready instance's turn through dx_fetch_instance_item,
+-- which tags its messages and reads its history in one pass.
 CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
@@ -61,15 +61,11 @@ DECLARE
     v_now       TIMESTAMPTZ := now();
     v_candidate TEXT;
     v_seen      TEXT[] := '{}';
-    v_token     TEXT;
-    v_until     TIMESTAMPTZ;
-    v_ids       BIGINT[];
-    v_items     TEXT[];
-    v_attempt   INT;
     v_count     INT := 0;
 BEGIN
-    -- SKIP LOCKED spreads concurrent fetchers over different messages; the
-    -- advisory lock and the lock row make the instance lock exclusive.
+    -- SKIP LOCKED spreads concurrent fetchers over different messages;
+    -- dx_fetch_instance_item locks each candidate and takes its turn, or
+    -- returns nothing when another fetcher or holder has it.
     FOR v_candidate IN
         SELECT q.instance_id FROM orchestrator_queue q
         WHERE q.visible_at <= v_now
@@ -80,57 +76,8 @@ BEGIN
     LOOP
         CONTINUE WHEN v_candidate = ANY (v_seen);
         v_seen := v_seen || v_candidate;
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_candidate));
-        v_token := gen_random_uuid()::text;
-        -- Never wait for an instance lock row: an acking holder keeps it locked
-        -- while it waits for message rows this fetcher may hold (a deadlock).
-        SELECT l.locked_until INTO v_until FROM instance_locks l
-        WHERE l.instance_id = v_candidate FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            CONTINUE WHEN v_until > v_now;
-            UPDATE instance_locks l SET lock_token = v_token,
-                locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
-            WHERE l.instance_id = v_candidate;
-        ELSE
-            -- No row, or a row another transaction holds: only a new row is ours.
-            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-            VALUES (v_candidate, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
-            ON CONFLICT DO NOTHING;
-            CONTINUE WHEN NOT FOUND;
-        END IF;
-        -- Tag a gap-free prefix of the visible messages. A message another
-        -- transaction holds (a fetcher's scan) and every later one wait for the
-        -- next turn: skipping it would deliver messages out of order, or an
-        -- event before the StartOrchestration it depends on.
-        WITH got AS MATERIALIZED (
-            SELECT q2.id FROM orchestrator_queue q2
-            WHERE q2.instance_id = v_candidate AND q2.visible_at <= v_now
-            ORDER BY q2.id FOR UPDATE SKIP LOCKED),
-        gap AS (
-            SELECT min(a.id) AS id FROM orchestrator_queue a
-            WHERE a.instance_id = v_candidate AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got)),
-        tagged AS (
-            UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
-            FROM got
-            WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807)
-            RETURNING q.id, q.work_item, q.attempt_count)
-        SELECT array_agg(t.id ORDER BY t.id), array_agg(t.work_item ORDER BY t.id), max(t.attempt_count)
-        INTO v_ids, v_items, v_attempt FROM tagged t;
-        IF v_ids IS NULL THEN
-            DELETE FROM instance_locks l WHERE l.lock_token = v_token;
-            CONTINUE;
-        END IF;
-        RETURN QUERY
-        SELECT v_candidate, v_token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
-               COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
-               i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
-               v_attempt, v_ids, v_items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
-        FROM (SELECT 1) AS one
-        LEFT JOIN instances i ON i.instance_id = v_candidate
-        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-        LEFT JOIN LATERAL (
-            SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
-            FROM history h WHERE h.instance_id = v_candidate AND h.execution_id = i.current_execution_id) h ON true;
+        RETURN QUERY SELECT * FROM dx_fetch_instance_item(v_candidate, p_lock_ms);
+        CONTINUE WHEN NOT FOUND;
         v_count := v_count + 1;
         EXIT WHEN v_count >= p_max;
     END LOOP;
@@ -615,8 +562,8 @@ BEGIN
 END;
 $$;
 
--- Lock one named instance and return its turn, as dx_fetch_orchestration_items
--- does for ready ones: for a process that must run a turn no worker will
+-- Lock one named instance and return its turn: for each candidate of
+-- dx_fetch_orchestration_items, for a process that must run a turn no worker will
 -- (terminating an instance whose workers are gone), and for the shortcuts
 -- that continue an instance in the commit that queued its messages or acked
 -- its turn. No row when a live lock holds the instance or it has no visible
@@ -644,9 +591,12 @@ BEGIN
        OR EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = p_instance AND l.locked_until > v_now) THEN
         RETURN;
     END IF;
+    -- The advisory lock and the lock row make the instance lock exclusive.
     IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance)) THEN
         RETURN;
     END IF;
+    -- Never wait for an instance lock row: an acking holder keeps it locked
+    -- while it waits for message rows this fetcher may hold (a deadlock).
     SELECT l.locked_until INTO v_until FROM instance_locks l
     WHERE l.instance_id = p_instance FOR UPDATE SKIP LOCKED;
     IF FOUND THEN
@@ -657,6 +607,7 @@ BEGIN
             locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
         WHERE l.instance_id = p_instance;
     ELSE
+        -- No row, or a row another transaction holds: only a new row is ours.
         INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
         VALUES (p_instance, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
         ON CONFLICT DO NOTHING;
@@ -664,7 +615,10 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    -- A gap-free prefix of the visible messages, as in dx_fetch_orchestration_items.
+    -- Tag a gap-free prefix of the visible messages. A message another
+    -- transaction holds (a fetcher's scan) and every later one wait for the
+    -- next turn: skipping it would deliver messages out of order, or an
+    -- event before the StartOrchestration it depends on.
     WITH got AS MATERIALIZED (
         SELECT q2.id FROM orchestrator_queue q2
         WHERE q2.instance_id = p_instance AND q2.visible_at <= v_now

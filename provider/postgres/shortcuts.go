@@ -28,10 +28,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")
 	}
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return nil, err
 	}
 	enc, err := encode.EncodeAck(op, ack)
@@ -60,13 +57,7 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	if lockToken == "" {
 		return nil, nil, encode.LockNotHeld(op, instance, "empty lock token")
 	}
-	if err := encode.CheckTimeouts(op, activityLockTimeout, 0); err != nil {
-		return nil, nil, err
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout, lockTimeout); err != nil {
 		return nil, nil, err
 	}
 	enc, err := encode.EncodeAck(op, ack)

@@ -23,10 +23,7 @@ var (
 // worker items are leased in the transaction that inserts them.
 func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "ack orchestration item"
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return nil, err
 	}
 	var leases []*provider.WorkItemLease
@@ -43,13 +40,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
 	const op = "ack orchestration item"
-	if err := encode.CheckTimeouts(op, activityLockTimeout, 0); err != nil {
-		return nil, nil, err
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, nil, err
-	}
-	if err := encode.CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout, lockTimeout); err != nil {
 		return nil, nil, err
 	}
 	var leases []*provider.WorkItemLease

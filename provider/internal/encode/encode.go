@@ -36,6 +36,17 @@ func CheckLeasePositions(op string, lease []int, n int) error {
 	return nil
 }
 
+// CheckLeasing validates a leasing ack's arguments: the lock timeouts it
+// takes (the leases', and a continued turn's) and its lease positions.
+func CheckLeasing(op string, ack provider.OrchestrationAck, lease []int, lockTimeouts ...time.Duration) error {
+	for _, d := range lockTimeouts {
+		if err := CheckTimeouts(op, d, 0); err != nil {
+			return err
+		}
+	}
+	return CheckLeasePositions(op, lease, len(ack.WorkerItems))
+}
+
 // CheckTimeouts validates a fetch's lock and poll timeouts.
 func CheckTimeouts(op string, lockTimeout, pollTimeout time.Duration) error {
 	if lockTimeout <= 0 {
@@ -169,10 +180,7 @@ func DecodeCause(data string) *provider.ErrorDetails {
 // metadata) and bad leasing arguments, as the providers' CommitFirstTurn
 // takes them.
 func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) error {
-	if err := CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return err
-	}
-	if err := CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+	if err := CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return err
 	}
 	switch {
