@@ -223,9 +223,11 @@ func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts pr
 	return r, nil
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty slice for nil: pgx sends a nil slice as NULL,
+// which the functions' array parameters do not expect.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

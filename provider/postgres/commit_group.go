@@ -13,7 +13,8 @@ import (
 // Group commit of acks. Every ack is a transaction of its own, and a commit
 // costs a round trip and a WAL flush however little it writes. Acks that
 // arrive while batches are at the server go together in the next: one pgx
-// batch, one implicit transaction, one commit. A statement that fails (a
+// batch, one implicit transaction, one commit, and one call of the ack
+// function for all the batch's turn acks. A statement that fails (a
 // stale lock token, a first turn refused, a deadlock) rolls that transaction
 // back for every ack in it, so the batch's acks are then sent again one by
 // one and each gets its own outcome; a batch that commits gives every ack
@@ -38,15 +39,29 @@ const maxCommitBatch = 32
 // maxCommitLeaders bounds how many batches are in flight at once.
 const maxCommitLeaders = 2
 
-// commitRequest is one caller's statements: queue adds them to a batch, read
-// reads their results from it. read may run twice (batched, then alone):
+// statements are a caller's own statements in a commit batch: queue adds
+// them, read reads their results. read may run twice (batched, then alone):
 // it must not keep state from a previous run.
-type commitRequest struct {
-	ctx   context.Context
+type statements struct {
 	queue func(b *pgx.Batch)
 	read  func(br pgx.BatchResults) error
-	done  chan error
-	lead  chan struct{} // closed when this caller is to send the next batches
+}
+
+// commitWork is what one caller commits: statements that go before the
+// batch's turn acks, its own turn ack if it has one, and statements that go
+// after them. The batch's turn acks are one call (see turn_ack.go).
+type commitWork struct {
+	before statements
+	ack    *turnAck
+	after  statements
+}
+
+// commitRequest is one caller's work waiting for a leader.
+type commitRequest struct {
+	ctx  context.Context
+	work commitWork
+	done chan error
+	lead chan struct{} // closed when this caller is to send the next batches
 	// promoted is set when lead is closed, under commitGroup.mu.
 	promoted bool
 }
@@ -108,10 +123,9 @@ func (g *commitGroup) len() int {
 	return len(g.pending)
 }
 
-// commit runs queue's statements in a transaction, possibly shared with
-// other callers' acks, and reads their results with read.
-func (p *Provider) commit(ctx context.Context, queue func(b *pgx.Batch), read func(br pgx.BatchResults) error) error {
-	req := &commitRequest{ctx: ctx, queue: queue, read: read, done: make(chan error, 1), lead: make(chan struct{})}
+// commit runs work in a transaction, possibly shared with other callers'.
+func (p *Provider) commit(ctx context.Context, work commitWork) error {
+	req := &commitRequest{ctx: ctx, work: work, done: make(chan error, 1), lead: make(chan struct{})}
 	if !p.commits.add(req) {
 		answered, lead, err := p.commits.wait(req)
 		if answered {
@@ -177,19 +191,11 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		live[0].done <- p.sendAlone(live[0])
 		return
 	}
-	b := &pgx.Batch{}
-	for _, req := range live {
-		req.queue(b)
-	}
+	b, acks := queueWork(live)
 	// No caller's context: one caller giving up must not end a transaction
 	// that commits the others' acks.
 	br := p.pool.SendBatch(context.Background(), b)
-	var err error
-	for _, req := range live {
-		if err = req.read(br); err != nil {
-			break
-		}
-	}
+	err := readWork(br, live, acks)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -213,14 +219,62 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	}
 }
 
-// sendAlone sends req's statements in a transaction of their own.
+// sendAlone sends req's work in a transaction of its own.
 func (p *Provider) sendAlone(req *commitRequest) error {
-	b := &pgx.Batch{}
-	req.queue(b)
+	reqs := []*commitRequest{req}
+	b, acks := queueWork(reqs)
 	br := p.pool.SendBatch(req.ctx, b)
-	err := req.read(br)
+	err := readWork(br, reqs, acks)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// queueWork queues reqs' statements: every before, one call for all turn
+// acks, every after.
+func queueWork(reqs []*commitRequest) (*pgx.Batch, []*turnAck) {
+	b := &pgx.Batch{}
+	var acks []*turnAck
+	for _, req := range reqs {
+		if req.work.before.queue != nil {
+			req.work.before.queue(b)
+		}
+		if req.work.ack != nil {
+			acks = append(acks, req.work.ack)
+		}
+	}
+	if len(acks) > 0 {
+		queueAcks(b, acks)
+	}
+	for _, req := range reqs {
+		if req.work.after.queue != nil {
+			req.work.after.queue(b)
+		}
+	}
+	return b, acks
+}
+
+// readWork reads the results of what queueWork queued, in its order.
+func readWork(br pgx.BatchResults, reqs []*commitRequest, acks []*turnAck) error {
+	for _, req := range reqs {
+		if req.work.before.read != nil {
+			if err := req.work.before.read(br); err != nil {
+				return err
+			}
+		}
+	}
+	if len(acks) > 0 {
+		if err := readAcks(br, acks); err != nil {
+			return err
+		}
+	}
+	for _, req := range reqs {
+		if req.work.after.read != nil {
+			if err := req.work.after.read(br); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

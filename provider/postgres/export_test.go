@@ -39,11 +39,14 @@ func (p *Provider) SetCommitLeaders(n int) {
 func (p *Provider) HoldCommits(ctx context.Context) (release func() error) {
 	started, gate, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- p.commit(ctx, func(b *pgx.Batch) {
-			close(started)
-			<-gate
-			b.Queue(`SELECT 1`)
-		}, func(br pgx.BatchResults) error { _, err := br.Exec(); return err })
+		done <- p.commit(ctx, commitWork{before: statements{
+			queue: func(b *pgx.Batch) {
+				close(started)
+				<-gate
+				b.Queue(`SELECT 1`)
+			},
+			read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+		}})
 	}()
 	<-started
 	return func() error { close(gate); return <-done }

@@ -112,155 +112,205 @@ BEGIN
 END;
 $$;
 
--- The ack checks the lock itself (no nested dx_held_instance call), skips the
--- statements whose arrays are empty, writes `instances` once (names, custom
--- status and the Watch bookkeeping together), writes `executions` only for a
--- new execution or a status, deletes the timers the turn cancelled, and
+-- Acks a batch of turns: the commit group (commit_group.go) sends every ack
+-- of a batch in one call, and an ack alone is a batch of one. Each statement
+-- below does its part for all the batch's acks at once, because a statement's
+-- fixed cost (executor start, locking the table and its indexes) is most of
+-- what a small ack costs. p_tokens and the other per-ack arrays have one
+-- entry per ack, in order (the ack's ordinal a, 1-based); the event, worker,
+-- orchestrator and timer arrays carry the ordinal of the ack each entry
+-- belongs to. The acks of a batch hold different instances' locks. Any
+-- error raises and rolls back the whole batch; the provider then sends each
+-- ack alone for its own outcome.
+--
+-- Per ack this checks the lock, writes `instances` once (names, custom
+-- status and the Watch bookkeeping together), writes `executions` only for
+-- a new execution or a status, deletes the timers the turn cancelled, and
 -- inserts the worker items it is asked to lease already leased.
-CREATE FUNCTION dx_ack_orchestration_item(
-    p_token TEXT, p_execution_id BIGINT,
-    p_event_ids BIGINT[], p_event_kinds TEXT[], p_event_data TEXT[],
-    p_worker_instances TEXT[], p_worker_executions BIGINT[], p_worker_activities BIGINT[], p_worker_data TEXT[],
-    p_orch_instances TEXT[], p_orch_data TEXT[], p_orch_visible_ms BIGINT[],
-    p_status TEXT, p_output TEXT, p_name TEXT, p_version TEXT, p_parent TEXT,
-    p_custom_set BOOLEAN, p_custom_value TEXT,
+CREATE FUNCTION dx_ack_orchestration_items(
+    p_tokens TEXT[], p_executions BIGINT[], p_statuses TEXT[], p_outputs TEXT[],
+    p_names TEXT[], p_versions TEXT[], p_parents TEXT[], p_custom_set BOOLEAN[], p_custom_values TEXT[],
+    p_lease_ms BIGINT[],
+    p_event_acks INT[], p_event_ids BIGINT[], p_event_kinds TEXT[], p_event_data TEXT[],
+    -- p_worker_leases: the item's place (1-based) in its ack's list of items
+    -- to lease to the caller, or NULL.
+    p_worker_acks INT[], p_worker_instances TEXT[], p_worker_executions BIGINT[], p_worker_activities BIGINT[],
+    p_worker_data TEXT[], p_worker_leases INT[],
+    p_orch_acks INT[], p_orch_instances TEXT[], p_orch_data TEXT[], p_orch_visible_ms BIGINT[],
     p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[],
-    p_timer_executions BIGINT[], p_timer_ids BIGINT[],
-    -- Positions (1-based, distinct) of the worker items to insert leased to the caller.
-    p_lease INT[], p_lease_ms BIGINT
-) RETURNS TABLE (instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
+    p_timer_acks INT[], p_timer_executions BIGINT[], p_timer_ids BIGINT[]
+) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_ids BIGINT[], lease_states TEXT[])
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-    v_now      TIMESTAMPTZ := now();
-    v_instance TEXT;
-    v_until    TIMESTAMPTZ;
-    v_current  BIGINT;
-    v_new_exec BOOLEAN;
-    v_changed  BOOLEAN := false;
-    v_rows     INT;
-    v_tokens   TEXT[];
-    v_ids      BIGINT[];
-    v_states   TEXT[];
-    v_state    TEXT;
+    v_now          TIMESTAMPTZ := now();
+    v_n            INT := cardinality(p_tokens);
+    v_instances    TEXT[];
+    v_untils       TIMESTAMPTZ[];
+    v_current      BIGINT[];
+    v_started      BOOLEAN[] := '{}';
+    v_new_execs    BOOLEAN[] := '{}';
+    v_changed      BOOLEAN[] := '{}';
+    v_start        BOOLEAN;
+    v_new          BOOLEAN;
+    v_a            INT;
+    v_rows         INT;
+    v_lease_acks   INT[];
+    v_lease_tokens TEXT[];
+    v_lease_ids    BIGINT[];
+    v_lease_states TEXT[];
 BEGIN
-    SELECT l.instance_id, l.locked_until INTO v_instance, v_until
-    FROM instance_locks l WHERE l.lock_token = p_token FOR UPDATE;
-    IF NOT FOUND THEN
+    -- The lock rows, aligned with p_tokens once every token is found.
+    SELECT array_agg(s.instance_id ORDER BY s.a), array_agg(s.locked_until ORDER BY s.a), count(*)
+    INTO v_instances, v_untils, v_rows
+    FROM (SELECT t.a, l.instance_id, l.locked_until
+          FROM unnest(p_tokens) WITH ORDINALITY AS t(token, a)
+          JOIN instance_locks l ON l.lock_token = t.token
+          ORDER BY l.instance_id FOR UPDATE OF l) s;
+    IF v_rows < v_n THEN
         RAISE EXCEPTION 'the instance lock is no longer held under this token: it expired and another worker took the instance over, or the turn was already acknowledged or abandoned' USING ERRCODE = 'DX001';
     END IF;
-    IF v_until <= v_now THEN
-        RAISE EXCEPTION 'lock on instance % expired % ago', v_instance, v_now - v_until USING ERRCODE = 'DX001';
-    END IF;
+    SELECT array_agg(c.cur ORDER BY t.a) INTO v_current
+    FROM unnest(v_instances) WITH ORDINALITY AS t(inst, a)
+    LEFT JOIN LATERAL (SELECT i.current_execution_id AS cur FROM instances i
+                       WHERE i.instance_id = t.inst FOR UPDATE) c ON true;
 
-    SELECT i.current_execution_id INTO v_current FROM instances i WHERE i.instance_id = v_instance FOR UPDATE;
-    IF NOT FOUND AND COALESCE(p_name, '') = '' THEN
+    FOR v_a IN 1..v_n LOOP
+        IF v_untils[v_a] <= v_now THEN
+            RAISE EXCEPTION 'lock on instance % expired % ago', v_instances[v_a], v_now - v_untils[v_a] USING ERRCODE = 'DX001';
+        END IF;
         -- A turn for an instance that was never started may only drop its messages.
-        IF COALESCE(cardinality(p_event_ids), 0) > 0 OR p_status IS NOT NULL OR p_custom_set THEN
-            RAISE EXCEPTION 'the first turn of instance % must name its orchestration', v_instance USING ERRCODE = 'DX003';
+        v_start := v_current[v_a] IS NOT NULL OR COALESCE(p_names[v_a], '') <> '';
+        IF NOT v_start AND (p_statuses[v_a] IS NOT NULL OR p_custom_set[v_a] OR v_a = ANY (p_event_acks)) THEN
+            RAISE EXCEPTION 'the first turn of instance % must name its orchestration', v_instances[v_a] USING ERRCODE = 'DX003';
         END IF;
-    ELSE
-        v_new_exec := v_current IS NULL OR p_execution_id > v_current;
-        v_changed := v_new_exec OR p_status IS NOT NULL OR p_custom_set;
-        IF v_current IS NULL THEN
-            INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
-                                   parent_instance_id, custom_status, custom_status_version, status_seq, status_xid,
-                                   created_at, updated_at)
-            VALUES (v_instance, p_name, COALESCE(p_version, ''), p_execution_id, NULLIF(p_parent, ''),
-                    CASE WHEN p_custom_set THEN p_custom_value END, CASE WHEN p_custom_set THEN 1 ELSE 0 END,
-                    nextval('status_seq'), pg_current_xact_id()::TEXT::BIGINT, v_now, v_now);
-        ELSE
-            UPDATE instances i SET
-                current_execution_id = greatest(i.current_execution_id, p_execution_id),
-                orchestration_name = COALESCE(NULLIF(p_name, ''), i.orchestration_name),
-                orchestration_version = COALESCE(NULLIF(p_version, ''), i.orchestration_version),
-                custom_status = CASE WHEN p_custom_set THEN p_custom_value ELSE i.custom_status END,
-                custom_status_version = i.custom_status_version + CASE WHEN p_custom_set THEN 1 ELSE 0 END,
-                status_seq = CASE WHEN v_changed THEN nextval('status_seq') ELSE i.status_seq END,
-                status_xid = CASE WHEN v_changed THEN pg_current_xact_id()::TEXT::BIGINT ELSE i.status_xid END,
-                updated_at = v_now
-            WHERE i.instance_id = v_instance;
-        END IF;
-        IF p_status IS NOT NULL THEN
-            INSERT INTO executions AS e (instance_id, execution_id, status, output, started_at, completed_at)
-            VALUES (v_instance, p_execution_id, p_status, p_output, v_now, CASE WHEN p_status <> 'Running' THEN v_now END)
-            ON CONFLICT ON CONSTRAINT executions_pkey DO UPDATE
-            SET status = excluded.status, output = excluded.output, completed_at = excluded.completed_at;
-        ELSIF v_new_exec THEN
-            INSERT INTO executions (instance_id, execution_id, status, started_at)
-            VALUES (v_instance, p_execution_id, 'Running', v_now) ON CONFLICT DO NOTHING;
-        END IF;
-        IF COALESCE(cardinality(p_event_ids), 0) > 0 THEN
-            INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
-            SELECT v_instance, p_execution_id, u.id, u.kind, u.data, v_now
-            FROM unnest(p_event_ids, p_event_kinds, p_event_data) AS u(id, kind, data)
-            ON CONFLICT DO NOTHING;
-            GET DIAGNOSTICS v_rows = ROW_COUNT;
-            IF v_rows < cardinality(p_event_ids) THEN
-                RAISE EXCEPTION 'execution % of instance % already has one of events %', p_execution_id, v_instance, p_event_ids
-                    USING ERRCODE = 'DX002';
-            END IF;
+        v_new := v_start AND (v_current[v_a] IS NULL OR p_executions[v_a] > v_current[v_a]);
+        v_started := v_started || v_start;
+        v_new_execs := v_new_execs || v_new;
+        v_changed := v_changed || (v_new OR (v_start AND (p_statuses[v_a] IS NOT NULL OR p_custom_set[v_a])));
+    END LOOP;
+
+    IF true = ANY (v_new_execs) THEN
+        INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+                               parent_instance_id, custom_status, custom_status_version, status_seq, status_xid,
+                               created_at, updated_at)
+        SELECT u.inst, u.name, COALESCE(u.version, ''), u.ex, NULLIF(u.parent, ''),
+               CASE WHEN u.cs THEN u.cv END, CASE WHEN u.cs THEN 1 ELSE 0 END,
+               nextval('status_seq'), pg_current_xact_id()::TEXT::BIGINT, v_now, v_now
+        FROM unnest(v_instances, v_current, v_started, p_names, p_versions, p_executions, p_parents,
+                    p_custom_set, p_custom_values) AS u(inst, cur, st, name, version, ex, parent, cs, cv)
+        WHERE u.cur IS NULL AND u.st;
+    END IF;
+    IF array_remove(v_current, NULL) <> '{}' THEN
+        UPDATE instances i SET
+            current_execution_id = greatest(i.current_execution_id, u.ex),
+            orchestration_name = COALESCE(NULLIF(u.name, ''), i.orchestration_name),
+            orchestration_version = COALESCE(NULLIF(u.version, ''), i.orchestration_version),
+            custom_status = CASE WHEN u.cs THEN u.cv ELSE i.custom_status END,
+            custom_status_version = i.custom_status_version + CASE WHEN u.cs THEN 1 ELSE 0 END,
+            status_seq = CASE WHEN u.ch THEN nextval('status_seq') ELSE i.status_seq END,
+            status_xid = CASE WHEN u.ch THEN pg_current_xact_id()::TEXT::BIGINT ELSE i.status_xid END,
+            updated_at = v_now
+        FROM unnest(v_instances, v_current, v_changed, p_names, p_versions, p_executions, p_custom_set, p_custom_values)
+             AS u(inst, cur, ch, name, version, ex, cs, cv)
+        WHERE i.instance_id = u.inst AND u.cur IS NOT NULL;
+    END IF;
+    IF array_remove(p_statuses, NULL) <> '{}' THEN
+        INSERT INTO executions AS e (instance_id, execution_id, status, output, started_at, completed_at)
+        SELECT u.inst, u.ex, u.status, u.output, v_now, CASE WHEN u.status <> 'Running' THEN v_now END
+        FROM unnest(v_instances, p_executions, p_statuses, p_outputs) AS u(inst, ex, status, output)
+        WHERE u.status IS NOT NULL
+        ON CONFLICT ON CONSTRAINT executions_pkey DO UPDATE
+        SET status = excluded.status, output = excluded.output, completed_at = excluded.completed_at;
+    END IF;
+    IF true = ANY (v_new_execs) THEN
+        INSERT INTO executions (instance_id, execution_id, status, started_at)
+        SELECT u.inst, u.ex, 'Running', v_now
+        FROM unnest(v_instances, p_executions, p_statuses, v_new_execs) AS u(inst, ex, status, new)
+        WHERE u.new AND u.status IS NULL
+        ON CONFLICT DO NOTHING;
+    END IF;
+    IF cardinality(p_event_ids) > 0 THEN
+        INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
+        SELECT v_instances[u.a], p_executions[u.a], u.id, u.kind, u.data, v_now
+        FROM unnest(p_event_acks, p_event_ids, p_event_kinds, p_event_data) AS u(a, id, kind, data)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        IF v_rows < cardinality(p_event_ids) AND v_n = 1 THEN
+            RAISE EXCEPTION 'execution % of instance % already has one of events %', p_executions[1], v_instances[1], p_event_ids
+                USING ERRCODE = 'DX002';
+        ELSIF v_rows < cardinality(p_event_ids) THEN
+            -- Sent again alone, that ack gets the message above.
+            RAISE EXCEPTION 'an ack of this batch repeats an event of its execution' USING ERRCODE = 'DX002';
         END IF;
     END IF;
 
-    IF COALESCE(cardinality(p_worker_data), 0) > 0 THEN
+    IF cardinality(p_worker_data) > 0 THEN
         WITH src AS MATERIALIZED (
-            SELECT u.inst, u.ex, u.act, u.data, u.pos,
-                   CASE WHEN u.pos = ANY (COALESCE(p_lease, '{}')) THEN gen_random_uuid()::text END AS token
-            FROM unnest(p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data)
-                 WITH ORDINALITY AS u(inst, ex, act, data, pos)),
+            SELECT u.a, u.inst, u.ex, u.act, u.data, u.lease, u.pos,
+                   CASE WHEN u.lease IS NOT NULL THEN gen_random_uuid()::text END AS token
+            FROM unnest(p_worker_acks, p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data,
+                        p_worker_leases) WITH ORDINALITY AS u(a, inst, ex, act, data, lease, pos)),
         ins AS (
             INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at,
                                       lock_token, locked_until, attempt_count)
             SELECT s.inst, s.ex, s.act, s.data, v_now, v_now, s.token,
-                   CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms * interval '1 millisecond' END,
+                   CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms[s.a] * interval '1 millisecond' END,
                    CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END
             FROM src s ORDER BY s.pos
             RETURNING worker_queue.id, worker_queue.lock_token)
-        SELECT array_agg(i.lock_token ORDER BY l.ord), array_agg(i.id ORDER BY l.ord)
-        INTO v_tokens, v_ids
-        FROM unnest(p_lease) WITH ORDINALITY AS l(pos, ord)
-        LEFT JOIN src s ON s.pos = l.pos
-        LEFT JOIN ins i ON i.lock_token = s.token;
+        SELECT array_agg(s.a ORDER BY s.a, s.lease), array_agg(s.token ORDER BY s.a, s.lease),
+               array_agg(i.id ORDER BY s.a, s.lease)
+        INTO v_lease_acks, v_lease_tokens, v_lease_ids
+        FROM src s JOIN ins i ON i.lock_token = s.token;
     END IF;
-    IF COALESCE(cardinality(p_orch_data), 0) > 0 THEN
+    IF cardinality(p_orch_data) > 0 THEN
         INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
         SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now
         FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) AS u(inst, data, vis);
     END IF;
     -- Cancel after enqueueing, so an activity scheduled and cancelled in one turn never runs.
-    IF COALESCE(cardinality(p_cancel_activities), 0) > 0 THEN
+    IF cardinality(p_cancel_activities) > 0 THEN
         DELETE FROM worker_queue w
         USING unnest(p_cancel_instances, p_cancel_executions, p_cancel_activities) AS c(inst, ex, act)
         WHERE w.instance_id = c.inst AND w.execution_id = c.ex AND w.activity_id = c.act;
     END IF;
     -- Timers nobody waits for any more (a lost Select, a finished execution).
-    IF COALESCE(cardinality(p_timer_ids), 0) > 0 THEN
+    IF cardinality(p_timer_ids) > 0 THEN
         DELETE FROM orchestrator_queue q
-        USING unnest(p_timer_executions, p_timer_ids) AS t(ex, id)
-        WHERE q.instance_id = v_instance AND q.work_item::jsonb->>'kind' = 'TimerFired'
+        USING unnest(p_timer_acks, p_timer_executions, p_timer_ids) AS t(a, ex, id)
+        WHERE q.instance_id = v_instances[t.a] AND q.work_item::jsonb->>'kind' = 'TimerFired'
           AND (q.work_item::jsonb->>'executionId')::BIGINT = t.ex AND (q.work_item::jsonb->>'id')::BIGINT = t.id;
     END IF;
-    IF v_ids IS NOT NULL THEN
-        -- What the lease reports: the state the turn left its execution in,
-        -- and no lease for an item the turn also cancelled. The turn's own
-        -- execution (all its items but after a continue-as-new) is looked up once.
-        v_state := dx_execution_state(v_instance, p_execution_id);
+    IF v_lease_ids IS NOT NULL THEN
+        -- What a lease reports: the state the batch left the item's execution
+        -- in (as dx_execution_state reads it), and no lease for an item its
+        -- turn also cancelled.
         SELECT array_agg(CASE WHEN w.id IS NOT NULL THEN t.token END ORDER BY t.ord),
                array_agg(CASE WHEN w.id IS NULL THEN NULL
-                              WHEN w.instance_id = v_instance AND w.execution_id = p_execution_id THEN v_state
-                              ELSE dx_execution_state(w.instance_id, w.execution_id) END ORDER BY t.ord)
-        INTO v_tokens, v_states
-        FROM unnest(v_tokens, v_ids) WITH ORDINALITY AS t(token, id, ord)
-        LEFT JOIN worker_queue w ON w.id = t.id;
+                              WHEN i.instance_id IS NULL THEN 'Missing'
+                              WHEN w.execution_id < i.current_execution_id THEN 'ContinuedAsNew'
+                              ELSE COALESCE(e.status, 'Running') END ORDER BY t.ord)
+        INTO v_lease_tokens, v_lease_states
+        FROM unnest(v_lease_tokens, v_lease_ids) WITH ORDINALITY AS t(token, id, ord)
+        LEFT JOIN worker_queue w ON w.id = t.id
+        LEFT JOIN instances i ON i.instance_id = w.instance_id
+        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
     END IF;
-    DELETE FROM orchestrator_queue q WHERE q.lock_token = p_token;
-    DELETE FROM instance_locks l WHERE l.instance_id = v_instance;
+    DELETE FROM orchestrator_queue q WHERE q.lock_token = ANY (p_tokens);
+    DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_instances);
     -- The provider notifies fetchers after commit (NOTIFY inside this
     -- transaction would serialise every commit on the notify queue lock).
-    RETURN QUERY SELECT v_instance, v_changed, COALESCE(cardinality(p_orch_data), 0) > 0
-        OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance),
-        v_tokens, v_ids, v_states;
+    RETURN QUERY
+    SELECT u.a::INT, u.inst, u.ch,
+           u.a = ANY (p_orch_acks) OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst),
+           l.tokens, l.ids, l.states
+    FROM unnest(v_instances, v_changed) WITH ORDINALITY AS u(inst, ch, a)
+    LEFT JOIN LATERAL (
+        SELECT array_agg(x.token ORDER BY x.ord) AS tokens, array_agg(x.id ORDER BY x.ord) AS ids,
+               array_agg(x.state ORDER BY x.ord) AS states
+        FROM unnest(v_lease_acks, v_lease_tokens, v_lease_ids, v_lease_states) WITH ORDINALITY AS x(a, token, id, state, ord)
+        WHERE x.a = u.a) l ON true;
 END;
 $$;
 

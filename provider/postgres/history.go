@@ -60,8 +60,9 @@ func (p *Provider) AppendHistory(ctx context.Context, instance string, execution
 	if err != nil {
 		return err
 	}
-	a := ackArgs(enc)
-	_, err = p.pool.Exec(ctx, `SELECT dx_append_history($1, $2, $3, $4, $5)`, instance, executionID, a.eventIDs, a.eventKinds, a.eventData)
+	a := newAckBatchArgs([]*turnAck{{enc: enc}})
+	_, err = p.pool.Exec(ctx, `SELECT dx_append_history($1, $2, $3, $4, $5)`, instance, executionID,
+		nonNil(a.eventIDs), nonNil(a.eventKinds), nonNil(a.eventData))
 	return classify(op, instance, err)
 }
 

@@ -138,7 +138,7 @@ func decodeEvents(instance string, executionID int64, ids []int64, data []string
 }
 
 // AckOrchestrationItem implements provider.Provider in one call of
-// dx_ack_orchestration_item.
+// dx_ack_orchestration_items, shared with the acks of its commit batch.
 func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
 	const op = "ack orchestration item"
 	if lockToken == "" {
@@ -151,56 +151,12 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
-	res, err := p.sendAck(ctx, lockToken, enc, nil, 0)
-	if err != nil {
+	turn := &turnAck{token: lockToken, enc: enc}
+	if err := p.commit(ctx, commitWork{ack: turn}); err != nil {
 		return classify(op, "", err)
 	}
-	p.announceAck(res, len(enc.WorkerItems) > 0)
+	p.announceAck(turn.res, len(enc.WorkerItems) > 0)
 	return nil
-}
-
-// ackResult is what the ack function reports: for the notifications sent
-// after commit, and the worker items it inserted leased (arrays in the order
-// of the positions asked; a NULL token for an item the turn also cancelled).
-type ackResult struct {
-	instance                           string
-	statusChanged, orchestratorPending bool
-	leaseTokens                        []*string
-	leaseStates                        []*string
-}
-
-const ackQuery = `SELECT * FROM dx_ack_orchestration_item($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-	$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`
-
-// sendAck runs the ack function (in a group commit), leasing the worker items at the 1-based
-// positions in lease for leaseFor.
-func (p *Provider) sendAck(ctx context.Context, lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) (ackResult, error) {
-	var res ackResult
-	err := p.commit(ctx,
-		func(b *pgx.Batch) { b.Queue(ackQuery, ackArgList(lockToken, enc, lease, leaseFor)...) },
-		func(br pgx.BatchResults) (err error) { res, err = scanAck(br.QueryRow()); return err })
-	return res, err
-}
-
-// ackArgList is the ack function's arguments, in order.
-func ackArgList(lockToken string, enc encode.Ack, lease []int32, leaseFor time.Duration) []any {
-	a := ackArgs(enc)
-	if lease == nil {
-		lease = []int32{}
-	}
-	return []any{lockToken, enc.ExecutionID, a.eventIDs, a.eventKinds, a.eventData,
-		a.workerInstances, a.workerExecutions, a.workerActivities, a.workerData,
-		a.orchInstances, a.orchData, a.orchVisible,
-		a.status, enc.Meta.Output, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.Meta.ParentInstance,
-		enc.CustomStatus != nil, a.customValue,
-		a.cancelInstances, a.cancelExecutions, a.cancelActivities, a.timerExecutions, a.timerIDs,
-		lease, leaseFor.Milliseconds()}
-}
-
-func scanAck(row pgx.Row) (ackResult, error) {
-	var res ackResult
-	err := row.Scan(&res.instance, &res.statusChanged, &res.orchestratorPending, &res.leaseTokens, nil, &res.leaseStates)
-	return res, err
 }
 
 func (p *Provider) announceAck(res ackResult, workerItems bool) {
@@ -213,69 +169,6 @@ func (p *Provider) announceAck(res ackResult, workerItems bool) {
 	if res.statusChanged {
 		p.announceStatus(res.instance)
 	}
-}
-
-// ackParams are an ack's parts as the parallel arrays the SQL function takes.
-type ackParams struct {
-	eventIDs                           []int64
-	eventKinds, eventData              []string
-	workerInstances, workerData        []string
-	workerExecutions, workerActivities []int64
-	orchInstances, orchData            []string
-	orchVisible                        []int64
-	cancelInstances                    []string
-	cancelExecutions, cancelActivities []int64
-	timerExecutions, timerIDs          []int64
-	status                             *string
-	customValue                        *string
-}
-
-func ackArgs(enc encode.Ack) ackParams {
-	a := ackParams{
-		eventIDs: []int64{}, eventKinds: []string{}, eventData: []string{},
-		workerInstances: []string{}, workerData: []string{}, workerExecutions: []int64{}, workerActivities: []int64{},
-		orchInstances: []string{}, orchData: []string{}, orchVisible: []int64{},
-		cancelInstances: []string{}, cancelExecutions: []int64{}, cancelActivities: []int64{},
-		timerExecutions: []int64{}, timerIDs: []int64{},
-	}
-	for _, t := range enc.CancelledTimers {
-		a.timerExecutions, a.timerIDs = append(a.timerExecutions, t.ExecutionID), append(a.timerIDs, t.TimerID)
-	}
-	for _, e := range enc.Events {
-		a.eventIDs, a.eventKinds, a.eventData = append(a.eventIDs, e.ID), append(a.eventKinds, string(e.Kind)), append(a.eventData, e.Data)
-	}
-	for _, w := range enc.WorkerItems {
-		a.workerInstances = append(a.workerInstances, w.Item.Instance)
-		a.workerExecutions = append(a.workerExecutions, w.Item.ExecutionID)
-		a.workerActivities = append(a.workerActivities, w.Item.ID)
-		a.workerData = append(a.workerData, w.Data)
-	}
-	for _, o := range enc.OrchItems {
-		a.orchInstances, a.orchData = append(a.orchInstances, o.Item.Instance), append(a.orchData, o.Data)
-		a.orchVisible = append(a.orchVisible, timerDue(o.Item))
-	}
-	for _, c := range enc.Cancelled {
-		a.cancelInstances = append(a.cancelInstances, c.Instance)
-		a.cancelExecutions = append(a.cancelExecutions, c.ExecutionID)
-		a.cancelActivities = append(a.cancelActivities, c.ActivityID)
-	}
-	if enc.Meta.Status != "" {
-		s := string(enc.Meta.Status)
-		a.status = &s
-	}
-	if cs := enc.CustomStatus; cs != nil && !cs.Clear {
-		v := cs.Value
-		a.customValue = &v
-	}
-	return a
-}
-
-// timerDue is when a timer message becomes visible (Unix ms); 0 means at once.
-func timerDue(item provider.WorkItem) int64 {
-	if item.Kind == provider.WorkTimerFired {
-		return item.FireAt
-	}
-	return 0
 }
 
 // AbandonOrchestrationItem implements provider.Provider.

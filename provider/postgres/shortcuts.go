@@ -38,13 +38,13 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	res, err := p.sendAck(ctx, lockToken, enc, positions(lease), lockTimeout)
-	if err != nil {
+	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: lockTimeout}
+	if err := p.commit(ctx, commitWork{ack: turn}); err != nil {
 		return nil, classify(op, "", err)
 	}
-	got := leasesOf(res, ack, lease)
+	got := leasesOf(turn.res, ack, lease)
 	// Workers are woken only for what this process does not run.
-	p.announceAck(res, len(got) < len(enc.WorkerItems))
+	p.announceAck(turn.res, len(got) < len(enc.WorkerItems))
 	return got, nil
 }
 
@@ -67,21 +67,16 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	if err := p.checkOpen(op); err != nil {
 		return nil, nil, err
 	}
-	var res ackResult
+	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: activityLockTimeout}
 	var next *provider.OrchestrationItem
-	err = p.commit(ctx, func(b *pgx.Batch) {
-		b.Queue(ackQuery, ackArgList(lockToken, enc, positions(lease), activityLockTimeout)...)
-		b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds())
-	}, func(br pgx.BatchResults) (err error) {
-		if res, err = scanAck(br.QueryRow()); err != nil {
-			return err
-		}
-		next, err = readInstanceItem(br)
-		return err
-	})
+	err = p.commit(ctx, commitWork{ack: turn, after: statements{
+		queue: func(b *pgx.Batch) { b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds()) },
+		read:  func(br pgx.BatchResults) (err error) { next, err = readInstanceItem(br); return err },
+	}})
 	if err != nil {
 		return nil, nil, classify(op, instance, err)
 	}
+	res := turn.res
 	if next != nil {
 		// The continued turn takes what the ack queued for its instance.
 		res.orchestratorPending = enc.WakesOthers(instance)
@@ -89,15 +84,6 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	got := leasesOf(res, ack, lease)
 	p.announceAck(res, len(got) < len(enc.WorkerItems))
 	return got, next, nil
-}
-
-// positions are lease's 0-based positions as the 1-based ones SQL takes.
-func positions(lease []int) []int32 {
-	out := make([]int32, len(lease))
-	for k, i := range lease {
-		out[k] = int32(i + 1)
-	}
-	return out
 }
 
 // CommitFirstTurn implements provider.FirstTurnCommitter: one transaction
@@ -117,11 +103,13 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 		return false, nil, err
 	}
 	token := uuid.NewString()
-	var res ackResult
-	err = p.commit(ctx, func(b *pgx.Batch) {
-		b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
-		b.Queue(ackQuery, ackArgList(token, enc, positions(lease), lockTimeout)...)
-	}, func(br pgx.BatchResults) (err error) { res, err = readFirstTurn(br); return err })
+	turn := &turnAck{token: token, enc: enc, lease: lease, leaseFor: lockTimeout}
+	err = p.commit(ctx, commitWork{ack: turn, before: statements{
+		queue: func(b *pgx.Batch) {
+			b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
+		},
+		read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+	}})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "DX007" {
 		return false, nil, nil
@@ -129,16 +117,9 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 	if err != nil {
 		return false, nil, classify(op, instance, err)
 	}
-	got := leasesOf(res, ack, lease)
-	p.announceAck(res, len(got) < len(enc.WorkerItems))
+	got := leasesOf(turn.res, ack, lease)
+	p.announceAck(turn.res, len(got) < len(enc.WorkerItems))
 	return true, got, nil
-}
-
-func readFirstTurn(br pgx.BatchResults) (ackResult, error) {
-	if _, err := br.Exec(); err != nil {
-		return ackResult{}, err
-	}
-	return scanAck(br.QueryRow())
 }
 
 // leasesOf turns what the ack reports into leases: the items are the ack's
@@ -177,9 +158,8 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	item, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
+	item, err := p.sendContinuing(ctx, completion.Instance, lockTimeout, func(b *pgx.Batch) {
 		b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
-		b.Queue(fetchInstanceQuery, completion.Instance, lockTimeout.Milliseconds())
 	})
 	if err != nil {
 		return nil, classify(op, completion.Instance, err)
@@ -201,9 +181,8 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	turn, err := p.sendContinuing(ctx, func(b *pgx.Batch) {
+	turn, err := p.sendContinuing(ctx, item.Instance, lockTimeout, func(b *pgx.Batch) {
 		b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
-		b.Queue(fetchInstanceQuery, item.Instance, lockTimeout.Milliseconds())
 	})
 	if err != nil {
 		return nil, classify(op, item.Instance, err)
@@ -211,12 +190,18 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	return turn, nil
 }
 
-// sendContinuing commits a write and a fetch of its instance (queued by
-// queue, in a group commit), and wakes the dispatchers when the instance
+// sendContinuing commits a write (queued by write, in a group commit) and a
+// fetch of instance after it, and wakes the dispatchers when the instance
 // could not be locked here.
-func (p *Provider) sendContinuing(ctx context.Context, queue func(b *pgx.Batch)) (*provider.OrchestrationItem, error) {
+func (p *Provider) sendContinuing(ctx context.Context, instance string, lockTimeout time.Duration, write func(b *pgx.Batch)) (*provider.OrchestrationItem, error) {
 	var item *provider.OrchestrationItem
-	err := p.commit(ctx, queue, func(br pgx.BatchResults) (err error) { item, err = readContinuation(br); return err })
+	err := p.commit(ctx, commitWork{
+		before: statements{queue: write, read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err }},
+		after: statements{
+			queue: func(b *pgx.Batch) { b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds()) },
+			read:  func(br pgx.BatchResults) (err error) { item, err = readInstanceItem(br); return err },
+		},
+	})
 	if err == nil && item == nil {
 		p.announce(orchestratorChannel)
 	}
@@ -225,13 +210,6 @@ func (p *Provider) sendContinuing(ctx context.Context, queue func(b *pgx.Batch))
 
 // fetchInstanceQuery locks a named instance and returns its turn, if it has one.
 const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_item($1, $2)`
-
-func readContinuation(br pgx.BatchResults) (*provider.OrchestrationItem, error) {
-	if _, err := br.Exec(); err != nil {
-		return nil, err
-	}
-	return readInstanceItem(br)
-}
 
 // readInstanceItem reads fetchInstanceQuery's result: the turn, or nil.
 func readInstanceItem(br pgx.BatchResults) (*provider.OrchestrationItem, error) {

@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+)
+
+// turnAck is one orchestration turn's ack in a commit batch. The batch's
+// acks go to dx_ack_orchestration_items in one call (see functions.sql).
+type turnAck struct {
+	token    string
+	enc      encode.Ack
+	lease    []int // positions in enc.WorkerItems to insert leased to the caller
+	leaseFor time.Duration
+	res      ackResult // set when the batch's results are read
+}
+
+// ackResult is what the ack function reports for one ack: for the
+// notifications sent after commit, and the worker items it inserted leased
+// (in the order of lease; a nil token for an item the turn also cancelled).
+type ackResult struct {
+	instance                           string
+	statusChanged, orchestratorPending bool
+	leaseTokens                        []*string
+	leaseStates                        []*string
+}
+
+const ackItemsQuery = `SELECT * FROM dx_ack_orchestration_items($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+	$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)`
+
+// ackBatchArgs are the ack function's parallel arrays for acks: one entry
+// per ack, and the events and items of all of them tagged with their ack's
+// ordinal (1-based).
+type ackBatchArgs struct {
+	tokens, outputs, names, versions, parents []string
+	statuses, customValues                    []*string
+	executions, leaseMs                       []int64
+	customSet                                 []bool
+
+	eventAcks             []int32
+	eventIDs              []int64
+	eventKinds, eventData []string
+
+	workerAcks                         []int32
+	workerLeases                       []*int32
+	workerInstances, workerData        []string
+	workerExecutions, workerActivities []int64
+
+	orchAcks                []int32
+	orchInstances, orchData []string
+	orchVisible             []int64
+
+	cancelInstances                    []string
+	cancelExecutions, cancelActivities []int64
+
+	timerAcks                 []int32
+	timerExecutions, timerIDs []int64
+}
+
+func newAckBatchArgs(acks []*turnAck) *ackBatchArgs {
+	a := &ackBatchArgs{}
+	for k, ack := range acks {
+		a.add(int32(k+1), ack)
+	}
+	return a
+}
+
+func (a *ackBatchArgs) add(ord int32, ack *turnAck) {
+	enc := ack.enc
+	a.tokens = append(a.tokens, ack.token)
+	a.executions = append(a.executions, enc.ExecutionID)
+	var status *string
+	if enc.Meta.Status != "" {
+		s := string(enc.Meta.Status)
+		status = &s
+	}
+	a.statuses = append(a.statuses, status)
+	a.outputs = append(a.outputs, enc.Meta.Output)
+	a.names = append(a.names, enc.Meta.OrchestrationName)
+	a.versions = append(a.versions, enc.Meta.OrchestrationVersion)
+	a.parents = append(a.parents, enc.Meta.ParentInstance)
+	var custom *string
+	if cs := enc.CustomStatus; cs != nil && !cs.Clear {
+		v := cs.Value
+		custom = &v
+	}
+	a.customSet = append(a.customSet, enc.CustomStatus != nil)
+	a.customValues = append(a.customValues, custom)
+	a.leaseMs = append(a.leaseMs, ack.leaseFor.Milliseconds())
+	for _, e := range enc.Events {
+		a.eventAcks = append(a.eventAcks, ord)
+		a.eventIDs, a.eventKinds, a.eventData = append(a.eventIDs, e.ID), append(a.eventKinds, string(e.Kind)), append(a.eventData, e.Data)
+	}
+	a.addWorkerItems(ord, ack)
+	for _, o := range enc.OrchItems {
+		a.orchAcks = append(a.orchAcks, ord)
+		a.orchInstances, a.orchData = append(a.orchInstances, o.Item.Instance), append(a.orchData, o.Data)
+		a.orchVisible = append(a.orchVisible, timerDue(o.Item))
+	}
+	for _, c := range enc.Cancelled {
+		a.cancelInstances = append(a.cancelInstances, c.Instance)
+		a.cancelExecutions = append(a.cancelExecutions, c.ExecutionID)
+		a.cancelActivities = append(a.cancelActivities, c.ActivityID)
+	}
+	for _, t := range enc.CancelledTimers {
+		a.timerAcks = append(a.timerAcks, ord)
+		a.timerExecutions, a.timerIDs = append(a.timerExecutions, t.ExecutionID), append(a.timerIDs, t.TimerID)
+	}
+}
+
+// addWorkerItems adds ack's worker items, each with its place in the ack's
+// lease list (1-based) when it is to be leased.
+func (a *ackBatchArgs) addWorkerItems(ord int32, ack *turnAck) {
+	place := make(map[int]int32, len(ack.lease))
+	for k, i := range ack.lease {
+		place[i] = int32(k + 1)
+	}
+	for i, w := range ack.enc.WorkerItems {
+		var lease *int32
+		if k, ok := place[i]; ok {
+			lease = &k
+		}
+		a.workerAcks = append(a.workerAcks, ord)
+		a.workerLeases = append(a.workerLeases, lease)
+		a.workerInstances = append(a.workerInstances, w.Item.Instance)
+		a.workerExecutions = append(a.workerExecutions, w.Item.ExecutionID)
+		a.workerActivities = append(a.workerActivities, w.Item.ID)
+		a.workerData = append(a.workerData, w.Data)
+	}
+}
+
+// list is the function's arguments in order.
+func (a *ackBatchArgs) list() []any {
+	return []any{a.tokens, a.executions, a.statuses, a.outputs,
+		a.names, a.versions, a.parents, a.customSet, a.customValues, a.leaseMs,
+		nonNil(a.eventAcks), nonNil(a.eventIDs), nonNil(a.eventKinds), nonNil(a.eventData),
+		nonNil(a.workerAcks), nonNil(a.workerInstances), nonNil(a.workerExecutions), nonNil(a.workerActivities),
+		nonNil(a.workerData), nonNil(a.workerLeases),
+		nonNil(a.orchAcks), nonNil(a.orchInstances), nonNil(a.orchData), nonNil(a.orchVisible),
+		nonNil(a.cancelInstances), nonNil(a.cancelExecutions), nonNil(a.cancelActivities),
+		nonNil(a.timerAcks), nonNil(a.timerExecutions), nonNil(a.timerIDs)}
+}
+
+// queueAcks queues one call acking all of acks.
+func queueAcks(b *pgx.Batch, acks []*turnAck) {
+	b.Queue(ackItemsQuery, newAckBatchArgs(acks).list()...)
+}
+
+// readAcks reads the call's rows, one per ack, into each ack's result.
+func readAcks(br pgx.BatchResults, acks []*turnAck) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var ord int32
+		var res ackResult
+		if err := rows.Scan(&ord, &res.instance, &res.statusChanged, &res.orchestratorPending,
+			&res.leaseTokens, nil, &res.leaseStates); err != nil {
+			return fmt.Errorf("read ack result: %w", err)
+		}
+		if ord < 1 || int(ord) > len(acks) {
+			return fmt.Errorf("read ack result: ack %d of %d", ord, len(acks))
+		}
+		acks[ord-1].res = res
+		seen++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if seen != len(acks) {
+		return fmt.Errorf("read ack results: %d rows for %d acks", seen, len(acks))
+	}
+	return nil
+}
+
+// timerDue is when a timer message becomes visible (Unix ms); 0 means at once.
+func timerDue(item provider.WorkItem) int64 {
+	if item.Kind == provider.WorkTimerFired {
+		return item.FireAt
+	}
+	return 0
+}
