@@ -140,8 +140,14 @@ CREATE FUNCTION dx_ack_orchestration_items(
     p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[],
     p_timer_acks INT[], p_timer_executions BIGINT[], p_timer_ids BIGINT[]
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
-                 lease_tokens TEXT[], lease_ids BIGINT[], lease_states TEXT[])
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+                 lease_tokens TEXT[], lease_states TEXT[])
+LANGUAGE plpgsql
+-- Every statement joins a few acks' rows to the tables by key. A session
+-- plans each statement once, often while the tables are nearly empty, and
+-- keeps that plan: a hash join over a scan of the whole table then, which
+-- costs more with every row added. Index lookups stay cheap at any size.
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+AS $$
 DECLARE
     v_now          TIMESTAMPTZ := now();
     v_n            INT := cardinality(p_tokens);
@@ -157,7 +163,6 @@ DECLARE
     v_rows         INT;
     v_lease_acks   INT[];
     v_lease_tokens TEXT[];
-    v_lease_ids    BIGINT[];
     v_lease_states TEXT[];
 BEGIN
     -- The lock rows, aligned with p_tokens once every token is found.
@@ -257,12 +262,10 @@ BEGIN
             SELECT s.inst, s.ex, s.act, s.data, v_now, v_now, s.token,
                    CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms[s.a] * interval '1 millisecond' END,
                    CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END
-            FROM src s ORDER BY s.pos
-            RETURNING worker_queue.id, worker_queue.lock_token)
-        SELECT array_agg(s.a ORDER BY s.a, s.lease), array_agg(s.token ORDER BY s.a, s.lease),
-               array_agg(i.id ORDER BY s.a, s.lease)
-        INTO v_lease_acks, v_lease_tokens, v_lease_ids
-        FROM src s JOIN ins i ON i.lock_token = s.token;
+            FROM src s ORDER BY s.pos)
+        SELECT array_agg(s.a ORDER BY s.a, s.lease), array_agg(s.token ORDER BY s.a, s.lease)
+        INTO v_lease_acks, v_lease_tokens
+        FROM src s WHERE s.token IS NOT NULL;
     END IF;
     IF cardinality(p_orch_data) > 0 THEN
         INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
@@ -282,7 +285,7 @@ BEGIN
         WHERE q.instance_id = v_instances[t.a] AND q.work_item::jsonb->>'kind' = 'TimerFired'
           AND (q.work_item::jsonb->>'executionId')::BIGINT = t.ex AND (q.work_item::jsonb->>'id')::BIGINT = t.id;
     END IF;
-    IF v_lease_ids IS NOT NULL THEN
+    IF v_lease_tokens IS NOT NULL THEN
         -- What a lease reports: the state the batch left the item's execution
         -- in (as dx_execution_state reads it), and no lease for an item its
         -- turn also cancelled.
@@ -292,8 +295,8 @@ BEGIN
                               WHEN w.execution_id < i.current_execution_id THEN 'ContinuedAsNew'
                               ELSE COALESCE(e.status, 'Running') END ORDER BY t.ord)
         INTO v_lease_tokens, v_lease_states
-        FROM unnest(v_lease_tokens, v_lease_ids) WITH ORDINALITY AS t(token, id, ord)
-        LEFT JOIN worker_queue w ON w.id = t.id
+        FROM unnest(v_lease_tokens) WITH ORDINALITY AS t(token, ord)
+        LEFT JOIN worker_queue w ON w.lock_token = t.token
         LEFT JOIN instances i ON i.instance_id = w.instance_id
         LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
     END IF;
@@ -304,12 +307,11 @@ BEGIN
     RETURN QUERY
     SELECT u.a::INT, u.inst, u.ch,
            u.a = ANY (p_orch_acks) OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst),
-           l.tokens, l.ids, l.states
+           l.tokens, l.states
     FROM unnest(v_instances, v_changed) WITH ORDINALITY AS u(inst, ch, a)
     LEFT JOIN LATERAL (
-        SELECT array_agg(x.token ORDER BY x.ord) AS tokens, array_agg(x.id ORDER BY x.ord) AS ids,
-               array_agg(x.state ORDER BY x.ord) AS states
-        FROM unnest(v_lease_acks, v_lease_tokens, v_lease_ids, v_lease_states) WITH ORDINALITY AS x(a, token, id, state, ord)
+        SELECT array_agg(x.token ORDER BY x.ord) AS tokens, array_agg(x.state ORDER BY x.ord) AS states
+        FROM unnest(v_lease_acks, v_lease_tokens, v_lease_states) WITH ORDINALITY AS x(a, token, state, ord)
         WHERE x.a = u.a) l ON true;
 END;
 $$;

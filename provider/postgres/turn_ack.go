@@ -163,7 +163,7 @@ func readAcks(br pgx.BatchResults, acks []*turnAck) error {
 		var ord int32
 		var res ackResult
 		if err := rows.Scan(&ord, &res.instance, &res.statusChanged, &res.orchestratorPending,
-			&res.leaseTokens, nil, &res.leaseStates); err != nil {
+			&res.leaseTokens, &res.leaseStates); err != nil {
 			return fmt.Errorf("read ack result: %w", err)
 		}
 		if ord < 1 || int(ord) > len(acks) {
