@@ -47,13 +47,16 @@ type statements struct {
 	read  func(br pgx.BatchResults) error
 }
 
-// commitWork is what one caller commits: statements that go before the
-// batch's turn acks, its own turn ack if it has one, and statements that go
-// after them. The batch's turn acks are one call (see turn_ack.go).
+// commitWork is what one caller commits. A batch runs, in this order: one
+// call for all its activity acks, every caller's statements, one call for
+// all its turn acks (turn_ack.go), one call for all its fetches of
+// instances' next turns. A statement's fixed cost is most of what a small
+// ack costs, so each call does its part for the whole batch.
 type commitWork struct {
-	before statements
-	ack    *turnAck
-	after  statements
+	workAck *workAck
+	before  statements
+	ack     *turnAck
+	fetch   *instanceFetch
 }
 
 // commitRequest is one caller's work waiting for a leader.
@@ -191,11 +194,11 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		live[0].done <- p.sendAlone(live[0])
 		return
 	}
-	b, acks := queueWork(live)
+	b, calls := queueWork(live)
 	// No caller's context: one caller giving up must not end a transaction
 	// that commits the others' acks.
 	br := p.pool.SendBatch(context.Background(), b)
-	err := readWork(br, live, acks)
+	err := readWork(br, live, calls)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -222,41 +225,61 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 // sendAlone sends req's work in a transaction of its own.
 func (p *Provider) sendAlone(req *commitRequest) error {
 	reqs := []*commitRequest{req}
-	b, acks := queueWork(reqs)
+	b, calls := queueWork(reqs)
 	br := p.pool.SendBatch(req.ctx, b)
-	err := readWork(br, reqs, acks)
+	err := readWork(br, reqs, calls)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// queueWork queues reqs' statements: every before, one call for all turn
-// acks, every after.
-func queueWork(reqs []*commitRequest) (*pgx.Batch, []*turnAck) {
+// queueWork queues reqs' work in commitWork's order.
+func queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 	b := &pgx.Batch{}
-	var acks []*turnAck
+	var calls batchCalls
+	for _, req := range reqs {
+		if w := req.work.workAck; w != nil {
+			calls.workAcks = append(calls.workAcks, w)
+		}
+		if a := req.work.ack; a != nil {
+			calls.acks = append(calls.acks, a)
+		}
+		if f := req.work.fetch; f != nil {
+			calls.fetches = append(calls.fetches, f)
+		}
+	}
+	if len(calls.workAcks) > 0 {
+		queueWorkAcks(b, calls.workAcks)
+	}
 	for _, req := range reqs {
 		if req.work.before.queue != nil {
 			req.work.before.queue(b)
 		}
-		if req.work.ack != nil {
-			acks = append(acks, req.work.ack)
-		}
 	}
-	if len(acks) > 0 {
-		queueAcks(b, acks)
+	if len(calls.acks) > 0 {
+		queueAcks(b, calls.acks)
 	}
-	for _, req := range reqs {
-		if req.work.after.queue != nil {
-			req.work.after.queue(b)
-		}
+	if len(calls.fetches) > 0 {
+		queueInstanceFetches(b, calls.fetches)
 	}
-	return b, acks
+	return b, calls
+}
+
+// batchCalls are the parts of a batch's work sent as one call each.
+type batchCalls struct {
+	workAcks []*workAck
+	acks     []*turnAck
+	fetches  []*instanceFetch
 }
 
 // readWork reads the results of what queueWork queued, in its order.
-func readWork(br pgx.BatchResults, reqs []*commitRequest, acks []*turnAck) error {
+func readWork(br pgx.BatchResults, reqs []*commitRequest, calls batchCalls) error {
+	if len(calls.workAcks) > 0 {
+		if err := readWorkAcks(br); err != nil {
+			return err
+		}
+	}
 	for _, req := range reqs {
 		if req.work.before.read != nil {
 			if err := req.work.before.read(br); err != nil {
@@ -264,17 +287,13 @@ func readWork(br pgx.BatchResults, reqs []*commitRequest, acks []*turnAck) error
 			}
 		}
 	}
-	if len(acks) > 0 {
-		if err := readAcks(br, acks); err != nil {
+	if len(calls.acks) > 0 {
+		if err := readAcks(br, calls.acks); err != nil {
 			return err
 		}
 	}
-	for _, req := range reqs {
-		if req.work.after.read != nil {
-			if err := req.work.after.read(br); err != nil {
-				return err
-			}
-		}
+	if len(calls.fetches) > 0 {
+		return readInstanceFetches(br, calls.fetches)
 	}
 	return nil
 }

@@ -304,6 +304,13 @@ BEGIN
     DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_instances);
     -- The provider notifies fetchers after commit (NOTIFY inside this
     -- transaction would serialise every commit on the notify queue lock).
+    IF v_n = 1 THEN
+        -- An ack alone (the common case when load is light) needs no per-ack split.
+        RETURN QUERY SELECT 1, v_instances[1], v_changed[1],
+            cardinality(p_orch_acks) > 0 OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instances[1]),
+            v_lease_tokens, v_lease_states;
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT u.a::INT, u.inst, u.ch,
            u.a = ANY (p_orch_acks) OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst),
@@ -371,19 +378,27 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION dx_ack_work_item(p_token TEXT, p_instance TEXT, p_completion TEXT) RETURNS VOID
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+-- Activity results of a commit batch in one call (see
+-- dx_ack_orchestration_items for why): each token's item is deleted and its
+-- completion, if any, queued for its instance. A token that no longer holds
+-- its item raises for the whole batch; the provider then acks each alone.
+CREATE FUNCTION dx_ack_work_items(p_tokens TEXT[], p_instances TEXT[], p_completions TEXT[]) RETURNS VOID
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+    SET enable_mergejoin = off AS $$
+DECLARE
+    v_rows INT;
 BEGIN
-    DELETE FROM worker_queue w WHERE w.lock_token = p_token AND w.locked_until > now();
-    IF NOT FOUND THEN
+    DELETE FROM worker_queue w USING unnest(p_tokens) AS t(token)
+    WHERE w.lock_token = t.token AND w.locked_until > now();
+    GET DIAGNOSTICS v_rows = ROW_COUNT;
+    IF v_rows < cardinality(p_tokens) THEN
         RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
     END IF;
-    IF p_completion IS NOT NULL THEN
-        INSERT INTO orchestrator_queue (instance_id, work_item) VALUES (p_instance, p_completion);
-    END IF;
+    INSERT INTO orchestrator_queue (instance_id, work_item)
+    SELECT u.inst, u.completion FROM unnest(p_instances, p_completions) WITH ORDINALITY AS u(inst, completion, ord)
+    WHERE u.completion IS NOT NULL ORDER BY u.ord;
 END;
 $$;
-
 CREATE FUNCTION dx_abandon_work_item(p_token TEXT, p_delay_ms BIGINT, p_ignore_attempt BOOLEAN)
 RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
@@ -700,6 +715,36 @@ BEGIN
     LEFT JOIN LATERAL (
         SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
         FROM history h WHERE h.instance_id = p_instance AND h.execution_id = i.current_execution_id) h ON true;
+END;
+$$;
+
+-- The turns of the instances a commit batch continues (activity results,
+-- acks of turns, eager starts). One statement picks the instances with a
+-- visible message and no live lock, in instance order, each once (most have
+-- none: another result of the same fan-out took the instance); only those
+-- go through dx_fetch_instance_item.
+CREATE FUNCTION dx_fetch_instance_items(p_instances TEXT[], p_lock_ms BIGINT[])
+RETURNS TABLE (
+    instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
+    execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
+    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
+    next_visible_ms BIGINT
+) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+    SET enable_mergejoin = off AS $$
+DECLARE
+    v_now      TIMESTAMPTZ := now();
+    v_instance TEXT;
+    v_lock_ms  BIGINT;
+BEGIN
+    FOR v_instance, v_lock_ms IN
+        SELECT DISTINCT ON (u.inst) u.inst, u.ms
+        FROM unnest(p_instances, p_lock_ms) WITH ORDINALITY AS u(inst, ms, ord)
+        WHERE EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now)
+          AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = u.inst AND l.locked_until > v_now)
+        ORDER BY u.inst, u.ord
+    LOOP
+        RETURN QUERY SELECT * FROM dx_fetch_instance_item(v_instance, v_lock_ms);
+    END LOOP;
 END;
 $$;
 

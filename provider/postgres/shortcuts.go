@@ -68,15 +68,11 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 		return nil, nil, err
 	}
 	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: activityLockTimeout}
-	var next *provider.OrchestrationItem
-	err = p.commit(ctx, commitWork{ack: turn, after: statements{
-		queue: func(b *pgx.Batch) { b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds()) },
-		read:  func(br pgx.BatchResults) (err error) { next, err = readInstanceItem(br); return err },
-	}})
-	if err != nil {
+	fetch := &instanceFetch{instance: instance, lockTimeout: lockTimeout}
+	if err := p.commit(ctx, commitWork{ack: turn, fetch: fetch}); err != nil {
 		return nil, nil, classify(op, instance, err)
 	}
-	res := turn.res
+	res, next := turn.res, fetch.item
 	if next != nil {
 		// The continued turn takes what the ack queued for its instance.
 		res.orchestratorPending = enc.WakesOthers(instance)
@@ -158,8 +154,9 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	item, err := p.sendContinuing(ctx, completion.Instance, lockTimeout, func(b *pgx.Batch) {
-		b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, completion.Instance, data)
+	item, err := p.sendContinuing(ctx, commitWork{
+		workAck: &workAck{token: lockToken, instance: &completion.Instance, completion: &data},
+		fetch:   &instanceFetch{instance: completion.Instance, lockTimeout: lockTimeout},
 	})
 	if err != nil {
 		return nil, classify(op, completion.Instance, err)
@@ -181,8 +178,14 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	turn, err := p.sendContinuing(ctx, item.Instance, lockTimeout, func(b *pgx.Batch) {
-		b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
+	turn, err := p.sendContinuing(ctx, commitWork{
+		before: statements{
+			queue: func(b *pgx.Batch) {
+				b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
+			},
+			read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
+		},
+		fetch: &instanceFetch{instance: item.Instance, lockTimeout: lockTimeout},
 	})
 	if err != nil {
 		return nil, classify(op, item.Instance, err)
@@ -190,39 +193,18 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 	return turn, nil
 }
 
-// sendContinuing commits a write (queued by write, in a group commit) and a
-// fetch of instance after it, and wakes the dispatchers when the instance
-// could not be locked here.
-func (p *Provider) sendContinuing(ctx context.Context, instance string, lockTimeout time.Duration, write func(b *pgx.Batch)) (*provider.OrchestrationItem, error) {
-	var item *provider.OrchestrationItem
-	err := p.commit(ctx, commitWork{
-		before: statements{queue: write, read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err }},
-		after: statements{
-			queue: func(b *pgx.Batch) { b.Queue(fetchInstanceQuery, instance, lockTimeout.Milliseconds()) },
-			read:  func(br pgx.BatchResults) (err error) { item, err = readInstanceItem(br); return err },
-		},
-	})
-	if err == nil && item == nil {
+// sendContinuing commits work, a write and a fetch of the written
+// instance's turn (in a group commit), and wakes the dispatchers when the
+// instance could not be locked here.
+func (p *Provider) sendContinuing(ctx context.Context, work commitWork) (*provider.OrchestrationItem, error) {
+	if err := p.commit(ctx, work); err != nil {
+		return nil, err
+	}
+	if work.fetch.item == nil {
 		p.announce(orchestratorChannel)
 	}
-	return item, err
+	return work.fetch.item, nil
 }
 
 // fetchInstanceQuery locks a named instance and returns its turn, if it has one.
 const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_item($1, $2)`
-
-// readInstanceItem reads fetchInstanceQuery's result: the turn, or nil.
-func readInstanceItem(br pgx.BatchResults) (*provider.OrchestrationItem, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var item *provider.OrchestrationItem
-	for rows.Next() {
-		if item, _, err = scanOrchestrationItem(rows); err != nil {
-			return nil, err
-		}
-	}
-	return item, rows.Err()
-}

@@ -63,10 +63,7 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		}
 		instance, data = &completion.Instance, &d
 	}
-	err := p.commit(ctx, commitWork{before: statements{
-		queue: func(b *pgx.Batch) { b.Queue(`SELECT dx_ack_work_item($1, $2, $3)`, lockToken, instance, data) },
-		read:  func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
-	}})
+	err := p.commit(ctx, commitWork{workAck: &workAck{token: lockToken, instance: instance, completion: data}})
 	if err == nil && completion != nil {
 		p.announce(orchestratorChannel)
 	}
