@@ -27,7 +27,7 @@ import (
 // instances' rows but for rare cases (an activity's result acked while a
 // turn in the other batch cancels it); PostgreSQL breaks such a deadlock
 // after deadlock_timeout (1 s) and both batches' acks are sent again alone.
-// dx_fetch_instance_item, which shares batches with acks, reads the
+// dx_fetch_instance_items, which shares batches with acks, reads the
 // instance lock before it locks anything, so it never waits on an ack in
 // another batch. A caller that finds fewer batches in flight sends one
 // itself (a leader) and, once its own ack is answered, passes the lead to

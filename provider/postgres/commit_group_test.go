@@ -216,7 +216,7 @@ func TestCommitGroupSkipsCancelledAck(t *testing.T) {
 	}
 }
 
-// dx_fetch_instance_item, which shares batches with acks, must not wait on an
+// dx_fetch_instance_items, which shares batches with acks, must not wait on an
 // ack in another batch: one that has deleted the instance's lock row and not
 // yet committed. Waiting there is half of a deadlock between two batches.
 func TestFetchInstanceDoesNotWaitOnAnUncommittedAck(t *testing.T) {

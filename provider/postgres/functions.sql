@@ -48,8 +48,7 @@ BEGIN
 END;
 $$;
 
--- Fetches take each ready instance's turn through dx_fetch_instance_item,
--- which tags its messages and reads its history in one pass.
+-- Fetches take the ready instances' turns through dx_fetch_instance_items.
 CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
@@ -58,39 +57,34 @@ RETURNS TABLE (
     next_visible_ms BIGINT
 ) LANGUAGE plpgsql AS $$
 DECLARE
-    v_now       TIMESTAMPTZ := now();
-    v_candidate TEXT;
-    v_seen      TEXT[] := '{}';
-    v_count     INT := 0;
+    v_now        TIMESTAMPTZ := now();
+    v_candidates TEXT[];
 BEGIN
-    -- SKIP LOCKED spreads concurrent fetchers over different messages;
-    -- dx_fetch_instance_item locks each candidate and takes its turn, or
-    -- returns nothing when another fetcher or holder has it.
-    FOR v_candidate IN
-        SELECT q.instance_id FROM orchestrator_queue q
-        WHERE q.visible_at <= v_now
-          AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
-        ORDER BY q.id
-        LIMIT p_max * 4
-        FOR UPDATE OF q SKIP LOCKED
-    LOOP
-        CONTINUE WHEN v_candidate = ANY (v_seen);
-        v_seen := v_seen || v_candidate;
-        RETURN QUERY SELECT * FROM dx_fetch_instance_item(v_candidate, p_lock_ms);
-        CONTINUE WHEN NOT FOUND;
-        v_count := v_count + 1;
-        EXIT WHEN v_count >= p_max;
-    END LOOP;
-    IF v_count = 0 THEN
-        -- Nothing ready: say when the next delayed message (a timer) is due, so
-        -- the caller sleeps until then rather than a whole poll interval.
-        RETURN QUERY SELECT NULL::TEXT, NULL::TEXT, NULL::BOOLEAN, NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::TEXT,
-            NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::INT, NULL::BIGINT[], NULL::TEXT[], NULL::BIGINT[], NULL::TEXT[],
-            (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now);
+    -- SKIP LOCKED spreads concurrent fetchers over different messages; the
+    -- candidates are the instances of the first ready messages, in order.
+    SELECT array_agg(c.instance_id ORDER BY c.first_id) INTO v_candidates
+    FROM (SELECT s.instance_id, min(s.id) AS first_id
+          FROM (SELECT q.instance_id, q.id FROM orchestrator_queue q
+                WHERE q.visible_at <= v_now
+                  AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
+                ORDER BY q.id
+                LIMIT p_max * 4
+                FOR UPDATE OF q SKIP LOCKED) s
+          GROUP BY s.instance_id) c;
+    IF v_candidates IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM dx_fetch_instance_items(v_candidates,
+            array_fill(p_lock_ms, ARRAY[cardinality(v_candidates)]), p_max);
+        IF FOUND THEN
+            RETURN;
+        END IF;
     END IF;
+    -- Nothing ready: say when the next delayed message (a timer) is due, so
+    -- the caller sleeps until then rather than a whole poll interval.
+    RETURN QUERY SELECT NULL::TEXT, NULL::TEXT, NULL::BOOLEAN, NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::TEXT,
+        NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::INT, NULL::BIGINT[], NULL::TEXT[], NULL::BIGINT[], NULL::TEXT[],
+        (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now);
 END;
 $$;
-
 -- A token whose lock row is gone most often means the lock expired and
 -- another worker took the instance over (the row now carries its token): say
 -- that first, rather than "unknown".
@@ -629,101 +623,20 @@ BEGIN
 END;
 $$;
 
--- Lock one named instance and return its turn: for each candidate of
--- dx_fetch_orchestration_items, for a process that must run a turn no worker will
--- (terminating an instance whose workers are gone), and for the shortcuts
--- that continue an instance in the commit that queued its messages or acked
--- its turn. No row when a live lock holds the instance or it has no visible
--- message. Both are read first, without locking: nothing visible is the
--- common case after an ack and then no lock row is written and deleted again;
--- and an ack of the instance in another batch (commit_group.go) that has
--- deleted the lock row but not committed still shows it here, where the
--- INSERT below would wait for that batch while it may wait for ours.
-CREATE FUNCTION dx_fetch_instance_item(p_instance TEXT, p_lock_ms BIGINT)
-RETURNS TABLE (
-    instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
-    execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
-    attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
-    next_visible_ms BIGINT
-) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
-DECLARE
-    v_now     TIMESTAMPTZ := now();
-    v_token   TEXT := gen_random_uuid()::text;
-    v_until   TIMESTAMPTZ;
-    v_ids     BIGINT[];
-    v_items   TEXT[];
-    v_attempt INT;
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance AND q.visible_at <= v_now)
-       OR EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = p_instance AND l.locked_until > v_now) THEN
-        RETURN;
-    END IF;
-    -- The advisory lock and the lock row make the instance lock exclusive.
-    IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance)) THEN
-        RETURN;
-    END IF;
-    -- Never wait for an instance lock row: an acking holder keeps it locked
-    -- while it waits for message rows this fetcher may hold (a deadlock).
-    SELECT l.locked_until INTO v_until FROM instance_locks l
-    WHERE l.instance_id = p_instance FOR UPDATE SKIP LOCKED;
-    IF FOUND THEN
-        IF v_until > v_now THEN
-            RETURN;
-        END IF;
-        UPDATE instance_locks l SET lock_token = v_token,
-            locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
-        WHERE l.instance_id = p_instance;
-    ELSE
-        -- No row, or a row another transaction holds: only a new row is ours.
-        INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-        VALUES (p_instance, v_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
-        ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN
-            RETURN;
-        END IF;
-    END IF;
-    -- Tag a gap-free prefix of the visible messages. A message another
-    -- transaction holds (a fetcher's scan) and every later one wait for the
-    -- next turn: skipping it would deliver messages out of order, or an
-    -- event before the StartOrchestration it depends on.
-    WITH got AS MATERIALIZED (
-        SELECT q2.id FROM orchestrator_queue q2
-        WHERE q2.instance_id = p_instance AND q2.visible_at <= v_now
-        ORDER BY q2.id FOR UPDATE SKIP LOCKED),
-    gap AS (
-        SELECT min(a.id) AS id FROM orchestrator_queue a
-        WHERE a.instance_id = p_instance AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got)),
-    tagged AS (
-        UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
-        FROM got
-        WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807)
-        RETURNING q.id, q.work_item, q.attempt_count)
-    SELECT array_agg(t.id ORDER BY t.id), array_agg(t.work_item ORDER BY t.id), max(t.attempt_count)
-    INTO v_ids, v_items, v_attempt FROM tagged t;
-    IF v_ids IS NULL THEN
-        DELETE FROM instance_locks l WHERE l.lock_token = v_token;
-        RETURN;
-    END IF;
-    RETURN QUERY
-    SELECT p_instance, v_token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
-           COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
-           i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
-           v_attempt, v_ids, v_items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
-    FROM (SELECT 1) AS one
-    LEFT JOIN instances i ON i.instance_id = p_instance
-    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-    LEFT JOIN LATERAL (
-        SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
-        FROM history h WHERE h.instance_id = p_instance AND h.execution_id = i.current_execution_id) h ON true;
-END;
-$$;
-
--- The turns of the instances a commit batch continues (activity results,
--- acks of turns, eager starts). One statement picks the instances with a
--- visible message and no live lock, in instance order, each once (most have
--- none: another result of the same fan-out took the instance); only those
--- go through dx_fetch_instance_item.
-CREATE FUNCTION dx_fetch_instance_items(p_instances TEXT[], p_lock_ms BIGINT[])
+-- Locks the turns of named instances, in the order given, up to p_max of
+-- them, and returns them: for dx_fetch_orchestration_items' candidates, for
+-- the commit batch's fetches of the instances it continues (activity
+-- results, acks of turns, eager starts), and for a process that must run a
+-- turn no worker will (terminating an instance whose workers are gone). An
+-- instance a live lock holds, or with no visible message, is passed over.
+-- Both are read first, without locking: nothing visible is the common case
+-- after an ack and then no lock row is written and deleted again; and an ack
+-- of the instance in another batch (commit_group.go) that has deleted the
+-- lock row but not committed still shows it here, where the INSERT below
+-- would wait for that batch while it may wait for ours. Instances are locked
+-- one by one in a loop of plain statements (calling a function per instance
+-- cost more than its statements); their turns are read in one statement.
+CREATE FUNCTION dx_fetch_instance_items(p_instances TEXT[], p_lock_ms BIGINT[], p_max INT)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
@@ -733,18 +646,82 @@ RETURNS TABLE (
     SET enable_mergejoin = off AS $$
 DECLARE
     v_now      TIMESTAMPTZ := now();
+    v_k        INT;
     v_instance TEXT;
-    v_lock_ms  BIGINT;
+    v_token    TEXT;
+    v_until    TIMESTAMPTZ;
+    v_attempt  INT;
+    v_tried    TEXT[] := '{}';
+    v_locked   TEXT[] := '{}';
+    v_tokens   TEXT[] := '{}';
+    v_attempts INT[] := '{}';
 BEGIN
-    FOR v_instance, v_lock_ms IN
-        SELECT DISTINCT ON (u.inst) u.inst, u.ms
-        FROM unnest(p_instances, p_lock_ms) WITH ORDINALITY AS u(inst, ms, ord)
-        WHERE EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now)
-          AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = u.inst AND l.locked_until > v_now)
-        ORDER BY u.inst, u.ord
-    LOOP
-        RETURN QUERY SELECT * FROM dx_fetch_instance_item(v_instance, v_lock_ms);
+    FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
+        EXIT WHEN cardinality(v_locked) >= p_max;
+        v_instance := p_instances[v_k];
+        CONTINUE WHEN v_instance = ANY (v_tried);
+        v_tried := v_tried || v_instance;
+        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instance AND q.visible_at <= v_now)
+            OR EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance AND l.locked_until > v_now);
+        -- The advisory lock and the lock row make the instance lock exclusive.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance));
+        v_token := gen_random_uuid()::text;
+        -- Never wait for an instance lock row: an acking holder keeps it locked
+        -- while it waits for message rows this fetcher may hold (a deadlock).
+        SELECT l.locked_until INTO v_until FROM instance_locks l
+        WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            CONTINUE WHEN v_until > v_now;
+            UPDATE instance_locks l SET lock_token = v_token,
+                locked_until = v_now + p_lock_ms[v_k] * interval '1 millisecond', locked_at = v_now
+            WHERE l.instance_id = v_instance;
+        ELSE
+            -- No row, or a row another transaction holds: only a new row is ours.
+            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+            VALUES (v_instance, v_token, v_now + p_lock_ms[v_k] * interval '1 millisecond', v_now)
+            ON CONFLICT DO NOTHING;
+            CONTINUE WHEN NOT FOUND;
+        END IF;
+        -- Tag a gap-free prefix of the visible messages. A message another
+        -- transaction holds (a fetcher's scan) and every later one wait for the
+        -- next turn: skipping it would deliver messages out of order, or an
+        -- event before the StartOrchestration it depends on.
+        WITH got AS MATERIALIZED (
+            SELECT q2.id FROM orchestrator_queue q2
+            WHERE q2.instance_id = v_instance AND q2.visible_at <= v_now
+            ORDER BY q2.id FOR UPDATE SKIP LOCKED),
+        gap AS (
+            SELECT min(a.id) AS id FROM orchestrator_queue a
+            WHERE a.instance_id = v_instance AND a.visible_at <= v_now AND a.id NOT IN (SELECT got.id FROM got)),
+        tagged AS (
+            UPDATE orchestrator_queue q SET lock_token = v_token, attempt_count = q.attempt_count + 1
+            FROM got
+            WHERE q.id = got.id AND got.id < COALESCE((SELECT gap.id FROM gap), 9223372036854775807)
+            RETURNING q.attempt_count)
+        SELECT max(t.attempt_count) INTO v_attempt FROM tagged t;
+        IF v_attempt IS NULL THEN
+            DELETE FROM instance_locks l WHERE l.lock_token = v_token;
+            CONTINUE;
+        END IF;
+        v_locked := v_locked || v_instance;
+        v_tokens := v_tokens || v_token;
+        v_attempts := v_attempts || v_attempt;
     END LOOP;
+    RETURN QUERY
+    SELECT t.inst, t.token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
+           COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
+           i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
+           t.attempt, m.ids, m.items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
+    FROM unnest(v_locked, v_tokens, v_attempts) WITH ORDINALITY AS t(inst, token, attempt, ord)
+    LEFT JOIN instances i ON i.instance_id = t.inst
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    CROSS JOIN LATERAL (
+        SELECT array_agg(q.id ORDER BY q.id) AS ids, array_agg(q.work_item ORDER BY q.id) AS items
+        FROM orchestrator_queue q WHERE q.lock_token = t.token) m
+    LEFT JOIN LATERAL (
+        SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
+        FROM history h WHERE h.instance_id = t.inst AND h.execution_id = i.current_execution_id) h ON true
+    ORDER BY t.ord;
 END;
 $$;
 

@@ -17,17 +17,12 @@ type instanceFetch struct {
 }
 
 func queueInstanceFetches(b *pgx.Batch, fetches []*instanceFetch) {
-	if len(fetches) == 1 {
-		// Alone, the batch function's selection step is pure overhead.
-		b.Queue(fetchInstanceQuery, fetches[0].instance, fetches[0].lockTimeout.Milliseconds())
-		return
-	}
 	instances := make([]string, len(fetches))
 	lockMs := make([]int64, len(fetches))
 	for i, f := range fetches {
 		instances[i], lockMs[i] = f.instance, f.lockTimeout.Milliseconds()
 	}
-	b.Queue(`SELECT * FROM dx_fetch_instance_items($1, $2)`, instances, lockMs)
+	b.Queue(fetchInstanceQuery, instances, lockMs, len(fetches))
 }
 
 // readInstanceFetches hands each fetched turn to the first fetch that asked

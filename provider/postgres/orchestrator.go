@@ -219,7 +219,7 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	rows, err := p.pool.Query(ctx, fetchInstanceQuery, instance, lockTimeout.Milliseconds())
+	rows, err := p.pool.Query(ctx, fetchInstanceQuery, []string{instance}, []int64{lockTimeout.Milliseconds()}, 1)
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}

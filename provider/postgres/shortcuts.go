@@ -206,5 +206,6 @@ func (p *Provider) sendContinuing(ctx context.Context, work commitWork) (*provid
 	return work.fetch.item, nil
 }
 
-// fetchInstanceQuery locks a named instance and returns its turn, if it has one.
-const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_item($1, $2)`
+// fetchInstanceQuery locks the named instances' turns, up to a number of them,
+// and returns them.
+const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_items($1, $2, $3)`
