@@ -707,6 +707,9 @@ BEGIN
         v_tokens := v_tokens || v_token;
         v_attempts := v_attempts || v_attempt;
     END LOOP;
+    IF cardinality(v_locked) = 0 THEN
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT t.inst, t.token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
            COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
