@@ -72,10 +72,15 @@ func completeFirstTurn(name string) provider.OrchestrationAck {
 
 func wantCompleted(t *testing.T, ctx context.Context, p *postgres.Provider, ids ...string) {
 	t.Helper()
+	wantStatus(t, ctx, p, provider.StatusCompleted, ids...)
+}
+
+func wantStatus(t *testing.T, ctx context.Context, p *postgres.Provider, status provider.ExecutionStatus, ids ...string) {
+	t.Helper()
 	for _, id := range ids {
 		info, err := p.GetInstanceInfo(ctx, id)
-		if err != nil || info.Status != provider.StatusCompleted {
-			t.Fatalf("instance %s: %+v %v; want Completed", id, info, err)
+		if err != nil || info.Status != status {
+			t.Fatalf("instance %s: %+v %v; want %s", id, info, err, status)
 		}
 	}
 }

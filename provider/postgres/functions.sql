@@ -298,13 +298,6 @@ BEGIN
     DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_instances);
     -- The provider notifies fetchers after commit (NOTIFY inside this
     -- transaction would serialise every commit on the notify queue lock).
-    IF v_n = 1 THEN
-        -- An ack alone (the common case when load is light) needs no per-ack split.
-        RETURN QUERY SELECT 1, v_instances[1], v_changed[1],
-            cardinality(p_orch_acks) > 0 OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = v_instances[1]),
-            v_lease_tokens, v_lease_states;
-        RETURN;
-    END IF;
     RETURN QUERY
     SELECT u.a::INT, u.inst, u.ch,
            u.a = ANY (p_orch_acks) OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst),

@@ -116,14 +116,14 @@ func (a *ackBatchArgs) add(ord int32, ack *turnAck) {
 // addWorkerItems adds ack's worker items, each with its place in the ack's
 // lease list (1-based) when it is to be leased.
 func (a *ackBatchArgs) addWorkerItems(ord int32, ack *turnAck) {
-	place := make(map[int]int32, len(ack.lease))
+	place := make([]int32, len(ack.enc.WorkerItems)) // 0: not leased
 	for k, i := range ack.lease {
 		place[i] = int32(k + 1)
 	}
 	for i, w := range ack.enc.WorkerItems {
 		var lease *int32
-		if k, ok := place[i]; ok {
-			lease = &k
+		if place[i] > 0 {
+			lease = &place[i]
 		}
 		a.workerAcks = append(a.workerAcks, ord)
 		a.workerLeases = append(a.workerLeases, lease)

@@ -117,12 +117,7 @@ func TestCommitGroupAcksEachTurnOfABatchAsItsOwn(t *testing.T) {
 			t.Fatalf("orchestrator queue of %s: %d messages (%v), want %d", instance, n, err, want)
 		}
 	}
-	for _, instance := range []string{"a", "b", "e"} {
-		info, err := p.GetInstanceInfo(ctx, instance)
-		if err != nil || info.Status != provider.StatusRunning {
-			t.Fatalf("instance %s: %+v %v; want Running", instance, info, err)
-		}
-	}
+	wantStatus(t, ctx, p, provider.StatusRunning, "a", "b", "e")
 }
 
 // An ack repeating an event its execution has fails alone with
