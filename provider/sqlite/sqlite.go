@@ -125,6 +125,9 @@ func commonParams(opts Options, wal bool) string {
 	q := []string{
 		fmt.Sprintf("_pragma=busy_timeout(%d)", nativeBusyTimeout.Milliseconds()),
 		"_txlock=immediate",
+		// Savepoint journals (one per ack of a batch, see runInSavepoint) stay
+		// in memory: in a temporary file every page they save cost a write call.
+		"_pragma=temp_store(MEMORY)",
 	}
 	if wal {
 		q = append(q, "_pragma=journal_mode(WAL)")
