@@ -71,6 +71,7 @@ func Groups() []Group {
 		{"Delivery", deliveryCases()},
 		{"InstanceFetch", instanceFetchCases()},
 		{"Shortcuts", shortcutCases()},
+		{"HistoryReads", historyReadCases()},
 	}
 }
 

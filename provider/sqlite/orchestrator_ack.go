@@ -9,6 +9,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
 // AckOrchestrationItem implements provider.Provider.
@@ -43,6 +44,9 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	var statusChanged, pending bool
 	var leased int
 	var next *provider.OrchestrationItem
+	var instance string
+	var created bool
+	incarnation := histcache.NewIncarnation()
 	err = p.writeTx(ctx, op, func(tx *txn) error {
 		statusChanged, leased, next = false, 0, nil
 		now := nowMs()
@@ -51,11 +55,12 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 				return err
 			}
 		}
-		instance, err := heldInstance(ctx, tx, op, lockToken, now)
+		var err error
+		instance, err = heldInstance(ctx, tx, op, lockToken, now)
 		if err != nil {
 			return err
 		}
-		if statusChanged, err = commitTurn(ctx, tx, op, instance, enc, now); err != nil {
+		if statusChanged, created, err = commitTurn(ctx, tx, op, instance, enc, now, incarnation); err != nil {
 			return err
 		}
 		if err := enqueueAll(ctx, tx, enc, now); err != nil {
@@ -88,6 +93,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	if err != nil {
 		return nil, err
 	}
+	p.cacheAcked(instance, created, incarnation, enc)
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}
@@ -122,34 +128,41 @@ func heldInstance(ctx context.Context, tx *txn, op, token string, now int64) (st
 }
 
 // commitTurn writes the instance, execution, history and metadata of a turn.
-// It reports whether the instance's status or custom status changed.
-func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64) (bool, error) {
+// It reports whether the instance's status or custom status changed, and
+// whether the turn created the instance (as incarnation).
+func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now, incarnation int64) (changed, created bool, err error) {
 	var current int64
-	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+	err = tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
 	exists := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("read instance %q: %w", instance, err)
+		return false, false, fmt.Errorf("read instance %q: %w", instance, err)
 	}
-	changed := false
 	switch {
 	case !exists && enc.Meta.OrchestrationName == "":
 		// A turn for an instance that was never started (its messages are being
 		// dropped) may not write history: there would be no instance to own it.
 		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil {
-			return false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
+			return false, false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
 		}
-		return false, nil
+		return false, false, nil
 	case !exists:
-		if err := createInstance(ctx, tx, instance, enc, now); err != nil {
-			return false, err
+		if err := createInstance(ctx, tx, instance, enc, now, incarnation); err != nil {
+			return false, false, err
 		}
-		changed = true
+		changed, created = true, true
 	default:
 		if err := updateInstance(ctx, tx, instance, enc, now); err != nil {
-			return false, err
+			return false, false, err
 		}
 		changed = enc.ExecutionID > current
 	}
+	changed, err = writeExecution(ctx, tx, op, instance, enc, now, changed)
+	return changed, created, err
+}
+
+// writeExecution writes the turn's execution row, history and statuses; it
+// reports whether the instance's status or custom status changed.
+func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, changed bool) (bool, error) {
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
 		ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
@@ -176,16 +189,16 @@ func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ac
 	return false, nil
 }
 
-func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
+func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, incarnation int64) error {
 	var parent any
 	if enc.Meta.ParentInstance != "" {
 		parent = enc.Meta.ParentInstance
 	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
-		                       parent_instance_id, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, now, now)
+		                       parent_instance_id, created_at, updated_at, incarnation)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, now, now, incarnation)
 	if err != nil {
 		return fmt.Errorf("create instance %q: %w", instance, err)
 	}

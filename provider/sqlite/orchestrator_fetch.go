@@ -229,7 +229,7 @@ func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provi
 		if item == nil || !item.Exists {
 			continue
 		}
-		events, decodeErr, err := readHistory(ctx, p.stmts, item.Instance, item.ExecutionID)
+		events, decodeErr, err := p.turnHistory(ctx, item.Instance, item.ExecutionID)
 		if err != nil {
 			p.handBack(ctx, items)
 			return classify(op, item.Instance, err)
@@ -256,19 +256,52 @@ type querier interface {
 // readHistory loads one execution's history. Events that cannot be decoded are
 // skipped and reported in decodeErr, naming the instance and event.
 func readHistory(ctx context.Context, q querier, instance string, executionID int64) (events []provider.Event, decodeErr error, err error) {
+	events, _, _, decodeErr, err = readHistoryFrom(ctx, q, instance, executionID, resumeAt{})
+	return events, decodeErr, err
+}
+
+// resumeAt is a cached history's last event (its ID and stored form) and
+// the instance incarnation it was read from. The zero value reads from the
+// start.
+type resumeAt struct {
+	event       int64
+	data        string
+	incarnation int64
+}
+
+// errHistoryMoved: the store no longer holds a cached history's last event as
+// it was cached, or the instance is another incarnation (deleted and started
+// again).
+var errHistoryMoved = errors.New("history no longer continues the cached events")
+
+// readHistoryFrom loads the events of one execution after from.event, which
+// must be stored as from.data in incarnation from.incarnation of the
+// instance (errHistoryMoved otherwise). It also returns the instance's
+// incarnation and the stored form of the last event it read.
+func readHistoryFrom(ctx context.Context, q querier, instance string, executionID int64, from resumeAt) (events []provider.Event, incarnation int64, last string, decodeErr error, err error) {
 	rows, err := q.QueryContext(ctx, `
-		SELECT event_id, event_data FROM history
-		WHERE instance_id = ? AND execution_id = ? ORDER BY event_id`, instance, executionID)
+		SELECT h.event_id, h.event_data, i.incarnation FROM history h
+		JOIN instances i ON i.instance_id = h.instance_id
+		WHERE h.instance_id = ? AND h.execution_id = ? AND h.event_id >= ? ORDER BY h.event_id`, instance, executionID, from.event)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read history of %q: %w", instance, err)
+		return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
 	}
 	defer rows.Close()
+	checked := from.event == 0
 	for rows.Next() {
 		var id int64
 		var data string
-		if err := rows.Scan(&id, &data); err != nil {
-			return nil, nil, fmt.Errorf("read history of %q: %w", instance, err)
+		if err := rows.Scan(&id, &data, &incarnation); err != nil {
+			return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
 		}
+		if !checked {
+			if id != from.event || data != from.data || incarnation != from.incarnation {
+				return nil, 0, "", nil, errHistoryMoved
+			}
+			checked = true
+			continue
+		}
+		last = data
 		e, err := provider.DecodeEvent(data)
 		if err != nil {
 			decodeErr = errors.Join(decodeErr, &provider.CorruptDataError{
@@ -277,7 +310,13 @@ func readHistory(ctx context.Context, q querier, instance string, executionID in
 		}
 		events = append(events, e)
 	}
-	return events, decodeErr, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
+	}
+	if !checked {
+		return nil, 0, "", nil, errHistoryMoved
+	}
+	return events, incarnation, last, decodeErr, nil
 }
 
 // FetchInstanceItem implements provider.InstanceFetcher.

@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 
 	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
@@ -43,6 +44,11 @@ type Options struct {
 	// WAL with synchronous=NORMAL survives process crashes but may lose the last
 	// commits on power loss.
 	Durable bool
+	// HistoryCache is how many executions' decoded histories the provider
+	// keeps in memory, so a turn reads and decodes only the events added
+	// since the last turn it saw. Default histcache.DefaultSize (4096);
+	// negative turns the cache off.
+	HistoryCache int
 }
 
 func (o Options) withDefaults() Options {
@@ -59,6 +65,7 @@ func (o Options) withDefaults() Options {
 type Provider struct {
 	db    *sql.DB
 	stmts *statementCache
+	hist  *histcache.Cache
 	opts  Options
 	path  string
 
@@ -148,6 +155,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 	p := &Provider{
 		db:               db,
 		stmts:            newStatementCache(db),
+		hist:             histcache.New(opts.HistoryCache),
 		opts:             opts,
 		path:             path,
 		writes:           &writeQueue{},

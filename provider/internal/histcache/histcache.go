@@ -1,0 +1,131 @@
+// Package histcache keeps the decoded history of recently run executions in
+// a provider's process, so a fetch reads and decodes only the events
+// appended since, not the whole history on every turn.
+//
+// The store stays the authority. A cached history is used only when the
+// store still holds the same life of the instance (its incarnation, a random
+// number the store gives an instance when it creates it, so one deleted and
+// started again is told apart) and its last cached event, byte for byte: a
+// fetch reads from that event on and checks both. Events are never
+// rewritten, so what follows it is what other processes (or this one)
+// appended since.
+package histcache
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// DefaultSize is how many executions a cache holds unless told otherwise.
+const DefaultSize = 4096
+
+// Cache is safe for concurrent use. A nil *Cache caches nothing.
+type Cache struct {
+	mu  sync.Mutex // orders Extend's read-modify-write of one entry
+	lru *lru.Cache[string, entry]
+}
+
+type entry struct {
+	incarnation int64
+	execution   int64
+	// events has spare capacity that only Extend, under mu, writes into;
+	// callers get views clipped to their length.
+	events []provider.Event
+	// last is the stored form of the last event.
+	last string
+}
+
+// New returns a cache of size executions; nil (no cache) when size < 0.
+func New(size int) *Cache {
+	if size < 0 {
+		return nil
+	}
+	if size == 0 {
+		size = DefaultSize
+	}
+	c, err := lru.New[string, entry](size)
+	if err != nil {
+		panic(err) // only for size <= 0, ruled out above
+	}
+	return &Cache{lru: c}
+}
+
+// Known returns the cached history of the instance's execution, the
+// incarnation it belongs to and the stored form of its last event; ok is
+// false when there is none. The events must not be modified; appending to
+// the slice copies it.
+func (c *Cache) Known(instance string, execution int64) (events []provider.Event, incarnation int64, last string, ok bool) {
+	if c == nil {
+		return nil, 0, "", false
+	}
+	e, ok := c.lru.Get(instance)
+	if !ok || e.execution != execution || len(e.events) == 0 {
+		return nil, 0, "", false
+	}
+	return slices.Clip(e.events), e.incarnation, e.last, true
+}
+
+// Store records the whole history of an execution of the instance's
+// incarnation, read from the store or written by the ack that created the
+// instance; last is the stored form of its last event. An empty history is
+// not kept.
+func (c *Cache) Store(instance string, incarnation, execution int64, events []provider.Event, last string) {
+	if c == nil {
+		return
+	}
+	if len(events) == 0 {
+		c.lru.Remove(instance)
+		return
+	}
+	c.lru.Add(instance, entry{incarnation: incarnation, execution: execution, events: slices.Clip(events), last: last})
+}
+
+// Extend appends events a committed ack of a cached instance wrote, with the
+// stored form of the last one. They are kept when they continue the cached
+// history of the same execution (the next event ID), or start its next
+// execution (event 1); otherwise the instance is forgotten and its next
+// fetch reads it whole.
+func (c *Cache) Extend(instance string, execution int64, events []provider.Event, last string) {
+	if c == nil || len(events) == 0 {
+		return
+	}
+	for i := 1; i < len(events); i++ {
+		if events[i].ID != events[i-1].ID+1 {
+			c.Forget(instance)
+			return
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.lru.Peek(instance)
+	switch {
+	case ok && events[0].ID == 1 && execution > e.execution:
+		c.lru.Add(instance, entry{incarnation: e.incarnation, execution: execution, events: slices.Clone(events), last: last})
+	case ok && e.execution == execution && e.events[len(e.events)-1].ID+1 == events[0].ID:
+		c.lru.Add(instance, entry{incarnation: e.incarnation, execution: execution, events: append(e.events, events...), last: last})
+	default:
+		c.lru.Remove(instance)
+	}
+}
+
+// Forget drops the instance.
+func (c *Cache) Forget(instance string) {
+	if c != nil {
+		c.lru.Remove(instance)
+	}
+}
+
+// NewIncarnation returns a random, non-zero incarnation for an instance the
+// store is creating (0 marks instances created before stores kept one).
+func NewIncarnation() int64 {
+	for {
+		if n := rand.Int64(); n != 0 {
+			return n
+		}
+	}
+}
