@@ -70,11 +70,12 @@ func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provid
 	return info, nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	return *s
+	return *p
 }
 
 // GetExecutionInfo implements provider.Admin.

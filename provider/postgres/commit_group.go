@@ -126,8 +126,17 @@ func (g *commitGroup) len() int {
 	return len(g.pending)
 }
 
-// commit runs work in a transaction, possibly shared with other callers'.
+// commit runs work in a transaction, possibly shared with other callers',
+// and once it committed, updates the history cache with what it wrote and read.
 func (p *Provider) commit(ctx context.Context, work commitWork) error {
+	err := p.commitShared(ctx, work)
+	if err == nil {
+		p.cacheCommitted(work)
+	}
+	return err
+}
+
+func (p *Provider) commitShared(ctx context.Context, work commitWork) error {
 	req := &commitRequest{ctx: ctx, work: work, done: make(chan error, 1), lead: make(chan struct{})}
 	if !p.commits.add(req) {
 		answered, lead, err := p.commits.wait(req)
@@ -194,7 +203,7 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		live[0].done <- p.sendAlone(live[0])
 		return
 	}
-	b, calls := queueWork(live)
+	b, calls := p.queueWork(live)
 	// No caller's context: one caller giving up must not end a transaction
 	// that commits the others' acks.
 	br := p.pool.SendBatch(context.Background(), b)
@@ -225,7 +234,7 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 // sendAlone sends req's work in a transaction of its own.
 func (p *Provider) sendAlone(req *commitRequest) error {
 	reqs := []*commitRequest{req}
-	b, calls := queueWork(reqs)
+	b, calls := p.queueWork(reqs)
 	br := p.pool.SendBatch(req.ctx, b)
 	err := readWork(br, reqs, calls)
 	if cerr := br.Close(); err == nil {
@@ -235,7 +244,7 @@ func (p *Provider) sendAlone(req *commitRequest) error {
 }
 
 // queueWork queues reqs' work in commitWork's order.
-func queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
+func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 	b := &pgx.Batch{}
 	var calls batchCalls
 	for _, req := range reqs {
@@ -261,7 +270,7 @@ func queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 		queueAcks(b, calls.acks)
 	}
 	if len(calls.fetches) > 0 {
-		queueInstanceFetches(b, calls.fetches)
+		p.queueInstanceFetches(b, calls.fetches)
 	}
 	return b, calls
 }

@@ -54,7 +54,7 @@ RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
     attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
-    next_visible_ms BIGINT
+    next_visible_ms BIGINT, incarnation BIGINT, history_after BIGINT
 ) LANGUAGE plpgsql AS $$
 DECLARE
     v_now        TIMESTAMPTZ := now();
@@ -73,7 +73,7 @@ BEGIN
           GROUP BY s.instance_id) c;
     IF v_candidates IS NOT NULL THEN
         RETURN QUERY SELECT * FROM dx_fetch_instance_items(v_candidates,
-            array_fill(p_lock_ms, ARRAY[cardinality(v_candidates)]), p_max);
+            array_fill(p_lock_ms, ARRAY[cardinality(v_candidates)]), p_max, NULL, NULL, NULL);
         IF FOUND THEN
             RETURN;
         END IF;
@@ -82,7 +82,8 @@ BEGIN
     -- the caller sleeps until then rather than a whole poll interval.
     RETURN QUERY SELECT NULL::TEXT, NULL::TEXT, NULL::BOOLEAN, NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::TEXT,
         NULL::TEXT, NULL::TEXT, NULL::BIGINT, NULL::INT, NULL::BIGINT[], NULL::TEXT[], NULL::BIGINT[], NULL::TEXT[],
-        (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now);
+        (SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::BIGINT FROM orchestrator_queue q WHERE q.visible_at > v_now),
+        NULL::BIGINT, NULL::BIGINT;
 END;
 $$;
 -- A token whose lock row is gone most often means the lock expired and
@@ -132,7 +133,9 @@ CREATE FUNCTION dx_ack_orchestration_items(
     p_worker_data TEXT[], p_worker_leases INT[],
     p_orch_acks INT[], p_orch_instances TEXT[], p_orch_data TEXT[], p_orch_visible_ms BIGINT[],
     p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[],
-    p_timer_acks INT[], p_timer_executions BIGINT[], p_timer_ids BIGINT[]
+    p_timer_acks INT[], p_timer_executions BIGINT[], p_timer_ids BIGINT[],
+    -- p_incarnations: the incarnation an instance gets when its ack creates it.
+    p_incarnations BIGINT[]
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_states TEXT[])
 LANGUAGE plpgsql
@@ -192,12 +195,13 @@ BEGIN
     IF true = ANY (v_new_execs) THEN
         INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
                                parent_instance_id, custom_status, custom_status_version, status_seq, status_xid,
-                               created_at, updated_at)
+                               created_at, updated_at, incarnation)
         SELECT u.inst, u.name, COALESCE(u.version, ''), u.ex, NULLIF(u.parent, ''),
                CASE WHEN u.cs THEN u.cv END, CASE WHEN u.cs THEN 1 ELSE 0 END,
-               nextval('status_seq'), pg_current_xact_id()::TEXT::BIGINT, v_now, v_now
+               nextval('status_seq'), pg_current_xact_id()::TEXT::BIGINT, v_now, v_now, COALESCE(u.inc, 0)
         FROM unnest(v_instances, v_current, v_started, p_names, p_versions, p_executions, p_parents,
-                    p_custom_set, p_custom_values) AS u(inst, cur, st, name, version, ex, parent, cs, cv)
+                    p_custom_set, p_custom_values, p_incarnations)
+             AS u(inst, cur, st, name, version, ex, parent, cs, cv, inc)
         WHERE u.cur IS NULL AND u.st;
     END IF;
     IF array_remove(v_current, NULL) <> '{}' THEN
@@ -629,12 +633,17 @@ $$;
 -- would wait for that batch while it may wait for ours. Instances are locked
 -- one by one in a loop of plain statements (calling a function per instance
 -- cost more than its statements); their turns are read in one statement.
-CREATE FUNCTION dx_fetch_instance_items(p_instances TEXT[], p_lock_ms BIGINT[], p_max INT)
+CREATE FUNCTION dx_fetch_instance_items(p_instances TEXT[], p_lock_ms BIGINT[], p_max INT,
+    -- What the caller's history cache holds of each instance (or NULL): the
+    -- incarnation and execution, and the last event ID. When the instance is
+    -- still that incarnation in that execution, only later events are
+    -- returned, and history_after says from which.
+    p_known_incarnations BIGINT[], p_known_executions BIGINT[], p_known_events BIGINT[])
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
     attempt_count INT, message_ids BIGINT[], messages TEXT[], event_ids BIGINT[], events TEXT[],
-    next_visible_ms BIGINT
+    next_visible_ms BIGINT, incarnation BIGINT, history_after BIGINT
 ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
     SET enable_mergejoin = off AS $$
 DECLARE
@@ -648,6 +657,7 @@ DECLARE
     v_locked   TEXT[] := '{}';
     v_tokens   TEXT[] := '{}';
     v_attempts INT[] := '{}';
+    v_known    INT[] := '{}';
 BEGIN
     FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
         EXIT WHEN cardinality(v_locked) >= p_max;
@@ -699,6 +709,7 @@ BEGIN
         v_locked := v_locked || v_instance;
         v_tokens := v_tokens || v_token;
         v_attempts := v_attempts || v_attempt;
+        v_known := v_known || v_k;
     END LOOP;
     IF cardinality(v_locked) = 0 THEN
         RETURN;
@@ -707,16 +718,21 @@ BEGIN
     SELECT t.inst, t.token, i.instance_id IS NOT NULL, COALESCE(i.orchestration_name, ''),
            COALESCE(i.orchestration_version, ''), COALESCE(i.current_execution_id, 1), e.status,
            i.parent_instance_id, i.custom_status, COALESCE(i.custom_status_version, 0),
-           t.attempt, m.ids, m.items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT
-    FROM unnest(v_locked, v_tokens, v_attempts) WITH ORDINALITY AS t(inst, token, attempt, ord)
+           t.attempt, m.ids, m.items, COALESCE(h.ids, '{}'), COALESCE(h.events, '{}'), NULL::BIGINT,
+           i.incarnation, c.after
+    FROM unnest(v_locked, v_tokens, v_attempts, v_known) WITH ORDINALITY AS t(inst, token, attempt, k, ord)
     LEFT JOIN instances i ON i.instance_id = t.inst
     LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN i.incarnation = p_known_incarnations[t.k] AND i.current_execution_id = p_known_executions[t.k]
+                    THEN COALESCE(p_known_events[t.k], 0) ELSE 0 END AS after) c
     CROSS JOIN LATERAL (
         SELECT array_agg(q.id ORDER BY q.id) AS ids, array_agg(q.work_item ORDER BY q.id) AS items
         FROM orchestrator_queue q WHERE q.lock_token = t.token) m
     LEFT JOIN LATERAL (
         SELECT array_agg(h.event_id ORDER BY h.event_id) AS ids, array_agg(h.event_data ORDER BY h.event_id) AS events
-        FROM history h WHERE h.instance_id = t.inst AND h.execution_id = i.current_execution_id) h ON true
+        FROM history h WHERE h.instance_id = t.inst AND h.execution_id = i.current_execution_id
+          AND h.event_id > c.after) h ON true
     ORDER BY t.ord;
 END;
 $$;

@@ -13,16 +13,25 @@ import (
 type instanceFetch struct {
 	instance    string
 	lockTimeout time.Duration
-	item        *provider.OrchestrationItem // set when the batch's results are read
+	// known is what the history cache held of the instance when the fetch
+	// was queued; the store returns only the events after it.
+	known knownHistory
+	item  *provider.OrchestrationItem // set when the batch's results are read
+	// incarnation is the fetched instance's, for the history cache once the
+	// batch committed.
+	incarnation int64
 }
 
-func queueInstanceFetches(b *pgx.Batch, fetches []*instanceFetch) {
+func (p *Provider) queueInstanceFetches(b *pgx.Batch, fetches []*instanceFetch) {
 	instances := make([]string, len(fetches))
 	lockMs := make([]int64, len(fetches))
+	known := newKnownArgs(len(fetches))
 	for i, f := range fetches {
 		instances[i], lockMs[i] = f.instance, f.lockTimeout.Milliseconds()
+		f.known = p.knownHistory(f.instance)
+		known.set(i, f.known)
 	}
-	b.Queue(fetchInstanceQuery, instances, lockMs, len(fetches))
+	b.Queue(fetchInstanceQuery, instances, lockMs, len(fetches), known.incarnations, known.executions, known.events)
 }
 
 // readInstanceFetches hands each fetched turn to the first fetch that asked
@@ -37,7 +46,7 @@ func readInstanceFetches(br pgx.BatchResults, fetches []*instanceFetch) error {
 		f.item = nil // a batch's results may be read twice (batched, then alone)
 	}
 	for rows.Next() {
-		item, _, err := scanOrchestrationItem(rows)
+		item, meta, err := scanOrchestrationItem(rows)
 		if err != nil {
 			return err
 		}
@@ -46,7 +55,8 @@ func readInstanceFetches(br pgx.BatchResults, fetches []*instanceFetch) error {
 		}
 		for _, f := range fetches {
 			if f.instance == item.Instance {
-				f.item = item
+				f.known.complete(item, meta.historyAfter)
+				f.item, f.incarnation = item, meta.incarnation
 				break
 			}
 		}

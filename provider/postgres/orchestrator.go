@@ -10,6 +10,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
@@ -56,40 +57,59 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 	}
 	defer rows.Close()
 	var items []*provider.OrchestrationItem
+	var incarnations []int64
 	var nextDue time.Time
 	for rows.Next() {
-		item, due, err := scanOrchestrationItem(rows)
+		item, meta, err := scanOrchestrationItem(rows)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
 		if item == nil {
-			nextDue = due
+			nextDue = meta.nextDue
 			continue
 		}
 		items = append(items, item)
+		incarnations = append(incarnations, meta.incarnation)
 	}
-	return items, nextDue, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, err
+	}
+	for i, item := range items {
+		p.cacheFetched(item, incarnations[i])
+	}
+	return items, nextDue, nil
+}
+
+// fetchMeta is what a fetch's row says besides the item: the next due time
+// (on the marker row of an empty fetch), the instance's incarnation, and the
+// event after which the history starts (0: it is whole).
+type fetchMeta struct {
+	nextDue      time.Time
+	incarnation  int64
+	historyAfter int64
 }
 
 // scanOrchestrationItem reads one row of dx_fetch_orchestration_items. The
 // marker row of an empty fetch has no instance; it carries the next due time.
-func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, time.Time, error) {
+func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, fetchMeta, error) {
 	var instance, token, name, version, status, parent, custom *string
 	var exists *bool
-	var execution, customVersion, nextDueMs *int64
+	var execution, customVersion, nextDueMs, incarnation, historyAfter *int64
 	var attempts *int
 	var messageIDs, eventIDs []int64
 	var messages, events []string
+	var meta fetchMeta
 	if err := rows.Scan(&instance, &token, &exists, &name, &version, &execution, &status, &parent, &custom,
-		&customVersion, &attempts, &messageIDs, &messages, &eventIDs, &events, &nextDueMs); err != nil {
-		return nil, time.Time{}, fmt.Errorf("read fetched item: %w", err)
+		&customVersion, &attempts, &messageIDs, &messages, &eventIDs, &events, &nextDueMs, &incarnation, &historyAfter); err != nil {
+		return nil, meta, fmt.Errorf("read fetched item: %w", err)
 	}
 	if instance == nil {
-		if nextDueMs == nil {
-			return nil, time.Time{}, nil
+		if nextDueMs != nil {
+			meta.nextDue = time.UnixMilli(*nextDueMs)
 		}
-		return nil, time.UnixMilli(*nextDueMs), nil
+		return nil, meta, nil
 	}
+	meta.incarnation, meta.historyAfter = deref(incarnation), deref(historyAfter)
 	item := &provider.OrchestrationItem{Instance: *instance, LockToken: deref(token), Exists: *exists,
 		OrchestrationName: deref(name), Version: deref(version), ExecutionID: *execution,
 		CustomStatusVersion: *customVersion, AttemptCount: *attempts}
@@ -118,7 +138,7 @@ func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, time.Tim
 		}
 	}
 	item.History, item.DecodeError = decodeEvents(item.Instance, item.ExecutionID, eventIDs, events, item.DecodeError)
-	return item, time.Time{}, nil
+	return item, meta, nil
 }
 
 // decodeEvents decodes stored events; undecodable ones are skipped and
@@ -151,7 +171,7 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
-	turn := &turnAck{token: lockToken, enc: enc}
+	turn := &turnAck{token: lockToken, enc: enc, incarnation: histcache.NewIncarnation()}
 	if err := p.commit(ctx, commitWork{ack: turn}); err != nil {
 		return classify(op, "", err)
 	}
@@ -219,16 +239,28 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	rows, err := p.pool.Query(ctx, fetchInstanceQuery, []string{instance}, []int64{lockTimeout.Milliseconds()}, 1)
+	known := p.knownHistory(instance)
+	args := newKnownArgs(1)
+	args.set(0, known)
+	rows, err := p.pool.Query(ctx, fetchInstanceQuery, []string{instance}, []int64{lockTimeout.Milliseconds()}, 1,
+		args.incarnations, args.executions, args.events)
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}
 	defer rows.Close()
 	var item *provider.OrchestrationItem
+	var meta fetchMeta
 	for rows.Next() {
-		if item, _, err = scanOrchestrationItem(rows); err != nil {
+		if item, meta, err = scanOrchestrationItem(rows); err != nil {
 			return nil, classify(op, instance, err)
 		}
 	}
-	return item, classify(op, instance, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, classify(op, instance, err)
+	}
+	if item != nil {
+		known.complete(item, meta.historyAfter)
+		p.cacheFetched(item, meta.incarnation)
+	}
+	return item, nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
@@ -50,6 +51,11 @@ type Options struct {
 	// a missing schema: for tools that inspect a store, where a mistyped
 	// schema must not silently become a new, empty one.
 	RequireSchema bool
+	// HistoryCache is how many executions' decoded histories the provider
+	// keeps in memory, so a turn's fetch returns and decodes only the events
+	// added since the last turn this process saw. Default
+	// histcache.DefaultSize (4096); negative turns the cache off.
+	HistoryCache int
 }
 
 // ErrSchemaNotFound is Open's error for a missing schema with RequireSchema.
@@ -70,6 +76,7 @@ type Provider struct {
 	pool   *pgxpool.Pool
 	schema string
 	opts   Options
+	hist   *histcache.Cache
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -138,6 +145,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(), reconnected: wake.NewSignal(),
 		closed: make(chan struct{}), listenerDone: make(chan struct{}),
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
+		hist: histcache.New(opts.HistoryCache),
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop

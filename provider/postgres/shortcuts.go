@@ -11,6 +11,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
 var (
@@ -38,7 +39,7 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: lockTimeout}
+	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: lockTimeout, incarnation: histcache.NewIncarnation()}
 	if err := p.commit(ctx, commitWork{ack: turn}); err != nil {
 		return nil, classify(op, "", err)
 	}
@@ -67,7 +68,7 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	if err := p.checkOpen(op); err != nil {
 		return nil, nil, err
 	}
-	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: activityLockTimeout}
+	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: activityLockTimeout, incarnation: histcache.NewIncarnation()}
 	fetch := &instanceFetch{instance: instance, lockTimeout: lockTimeout}
 	if err := p.commit(ctx, commitWork{ack: turn, fetch: fetch}); err != nil {
 		return nil, nil, classify(op, instance, err)
@@ -99,7 +100,7 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 		return false, nil, err
 	}
 	token := uuid.NewString()
-	turn := &turnAck{token: token, enc: enc, lease: lease, leaseFor: lockTimeout}
+	turn := &turnAck{token: token, enc: enc, lease: lease, leaseFor: lockTimeout, incarnation: histcache.NewIncarnation()}
 	err = p.commit(ctx, commitWork{ack: turn, before: statements{
 		queue: func(b *pgx.Batch) {
 			b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
@@ -208,4 +209,4 @@ func (p *Provider) sendContinuing(ctx context.Context, work commitWork) (*provid
 
 // fetchInstanceQuery locks the named instances' turns, up to a number of them,
 // and returns them.
-const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_items($1, $2, $3)`
+const fetchInstanceQuery = `SELECT * FROM dx_fetch_instance_items($1, $2, $3, $4, $5, $6)`

@@ -17,7 +17,9 @@ type turnAck struct {
 	enc      encode.Ack
 	lease    []int // positions in enc.WorkerItems to insert leased to the caller
 	leaseFor time.Duration
-	res      ackResult // set when the batch's results are read
+	// incarnation is the instance's when this ack creates it (see histcache).
+	incarnation int64
+	res         ackResult // set when the batch's results are read
 }
 
 // ackResult is what the ack function reports for one ack: for the
@@ -31,7 +33,7 @@ type ackResult struct {
 }
 
 const ackItemsQuery = `SELECT * FROM dx_ack_orchestration_items($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-	$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)`
+	$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`
 
 // ackBatchArgs are the ack function's parallel arrays for acks: one entry
 // per ack, and the events and items of all of them tagged with their ack's
@@ -39,7 +41,7 @@ const ackItemsQuery = `SELECT * FROM dx_ack_orchestration_items($1, $2, $3, $4, 
 type ackBatchArgs struct {
 	tokens, outputs, names, versions, parents []string
 	statuses, customValues                    []*string
-	executions, leaseMs                       []int64
+	executions, leaseMs, incarnations         []int64
 	customSet                                 []bool
 
 	eventAcks             []int32
@@ -92,6 +94,7 @@ func (a *ackBatchArgs) add(ord int32, ack *turnAck) {
 	a.customSet = append(a.customSet, enc.CustomStatus != nil)
 	a.customValues = append(a.customValues, custom)
 	a.leaseMs = append(a.leaseMs, ack.leaseFor.Milliseconds())
+	a.incarnations = append(a.incarnations, ack.incarnation)
 	for _, e := range enc.Events {
 		a.eventAcks = append(a.eventAcks, ord)
 		a.eventIDs, a.eventKinds, a.eventData = append(a.eventIDs, e.ID), append(a.eventKinds, string(e.Kind)), append(a.eventData, e.Data)
@@ -143,7 +146,7 @@ func (a *ackBatchArgs) list() []any {
 		nonNil(a.workerData), nonNil(a.workerLeases),
 		nonNil(a.orchAcks), nonNil(a.orchInstances), nonNil(a.orchData), nonNil(a.orchVisible),
 		nonNil(a.cancelInstances), nonNil(a.cancelExecutions), nonNil(a.cancelActivities),
-		nonNil(a.timerAcks), nonNil(a.timerExecutions), nonNil(a.timerIDs)}
+		nonNil(a.timerAcks), nonNil(a.timerExecutions), nonNil(a.timerIDs), a.incarnations}
 }
 
 // queueAcks queues one call acking all of acks.

@@ -70,6 +70,19 @@ func (c *Cache) Known(instance string, execution int64) (events []provider.Event
 	return slices.Clip(e.events), e.incarnation, e.last, true
 }
 
+// Latest returns what the cache holds of the instance, whichever execution
+// it is; ok is false when nothing. The events must not be modified.
+func (c *Cache) Latest(instance string) (events []provider.Event, incarnation, execution int64, ok bool) {
+	if c == nil {
+		return nil, 0, 0, false
+	}
+	e, ok := c.lru.Get(instance)
+	if !ok || len(e.events) == 0 {
+		return nil, 0, 0, false
+	}
+	return slices.Clip(e.events), e.incarnation, e.execution, true
+}
+
 // Store records the whole history of an execution of the instance's
 // incarnation, read from the store or written by the ack that created the
 // instance; last is the stored form of its last event. An empty history is
@@ -104,6 +117,9 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 	defer c.mu.Unlock()
 	e, ok := c.lru.Peek(instance)
 	switch {
+	case ok && e.execution == execution && e.events[len(e.events)-1].ID >= events[len(events)-1].ID &&
+		e.events[0].ID <= events[0].ID:
+		// Already cached: a read of the store that saw the commit came first.
 	case ok && events[0].ID == 1 && execution > e.execution:
 		c.lru.Add(instance, entry{incarnation: e.incarnation, execution: execution, events: slices.Clone(events), last: last})
 	case ok && e.execution == execution && e.events[len(e.events)-1].ID+1 == events[0].ID:
