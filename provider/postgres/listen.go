@@ -70,8 +70,11 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connecte
 			if n.Channel != p.channel(suffix) {
 				continue
 			}
-			if channelKind(k) == statusChannel {
+			switch {
+			case channelKind(k) == statusChannel:
 				p.feed.publish(parseStatusPayload(n.Payload))
+			case n.Payload == p.notifier.origin:
+				continue // announce woke this provider's waiters before it sent this
 			}
 			p.signal(channelKind(k)).Notify()
 		}

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Wake-ups. After a commit that adds work, the provider wakes its own waiting
@@ -27,6 +29,10 @@ const (
 var channelSuffix = [channelKinds]string{"orch", "worker", "status"}
 
 type notifier struct {
+	// origin is this provider's payload on the work channels: its listener
+	// skips its own notifications, whose waiters announce woke already
+	// (each extra wake costs a fetch that finds nothing).
+	origin  string
 	pending [channelKinds]atomic.Bool
 	kick    chan struct{}
 
@@ -34,7 +40,9 @@ type notifier struct {
 	changed map[string]struct{} // instances whose status changed, for the status payload
 }
 
-func newNotifier() *notifier { return &notifier{kick: make(chan struct{}, 1)} }
+func newNotifier() *notifier {
+	return &notifier{origin: uuid.NewString(), kick: make(chan struct{}, 1)}
+}
 
 // announce wakes local waiters on each kind and queues a NOTIFY for it.
 func (p *Provider) announce(kinds ...channelKind) {
@@ -89,7 +97,7 @@ func (p *Provider) notifyLoop() {
 				continue
 			}
 			if k != statusChannel {
-				channels, payloads = append(channels, p.channel(channelSuffix[k])), append(payloads, "")
+				channels, payloads = append(channels, p.channel(channelSuffix[k])), append(payloads, p.notifier.origin)
 				continue
 			}
 			ids := statusPayloads(p.notifier.takeChanged())
