@@ -30,8 +30,13 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // runtime takes work, a store that can relock the instance in the commit
 // returns the turn of the messages that reached it meanwhile (an activity's
 // result, an event, its own continue-as-new): no fetch, no wake-up.
+//
+// A turn that ends the instance (completed, failed, terminated) is not
+// continued: messages reaching it now are only dropped, by any dispatcher,
+// and asking for them cost the store a lookup on every last turn.
 func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool) (*provider.OrchestrationItem, error) {
-	if c, ok := r.p.(provider.TurnContinuer); ok && continuing && r.accepting() {
+	ends := ack.Metadata.Status.Terminal() && ack.Metadata.Status != provider.StatusContinuedAsNew
+	if c, ok := r.p.(provider.TurnContinuer); ok && continuing && !ends && r.accepting() {
 		var next *provider.OrchestrationItem
 		err := r.commitLeasing(ack, func(lease []int) (leases []*provider.WorkItemLease, err error) {
 			leases, next, err = c.AckOrchestrationItemContinuing(ctx, item.Instance, item.LockToken, ack, lease,

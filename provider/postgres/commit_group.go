@@ -127,11 +127,13 @@ func (g *commitGroup) len() int {
 }
 
 // commit runs work in a transaction, possibly shared with other callers',
-// and once it committed, updates the history cache with what it wrote and read.
+// and once it committed, updates the history cache with what it wrote and
+// read and notes the timers it queued.
 func (p *Provider) commit(ctx context.Context, work commitWork) error {
 	err := p.commitShared(ctx, work)
 	if err == nil {
 		p.cacheCommitted(work)
+		p.noteTimers(work)
 	}
 	return err
 }

@@ -302,9 +302,14 @@ BEGIN
     DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_instances);
     -- The provider notifies fetchers after commit (NOTIFY inside this
     -- transaction would serialise every commit on the notify queue lock).
+    -- orchestrator_pending: a message visible now, queued by the ack or left
+    -- for its instance. Timers due later wake nobody: the provider notes
+    -- their due time for its sleeping fetchers.
     RETURN QUERY
     SELECT u.a::INT, u.inst, u.ch,
-           u.a = ANY (p_orch_acks) OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst),
+           EXISTS (SELECT 1 FROM unnest(p_orch_acks, p_orch_visible_ms) AS o(a, vis)
+                   WHERE o.a = u.a AND o.vis <= (extract(epoch FROM v_now) * 1000)::BIGINT)
+           OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now),
            l.tokens, l.states
     FROM unnest(v_instances, v_changed) WITH ORDINALITY AS u(inst, ch, a)
     LEFT JOIN LATERAL (
@@ -762,4 +767,40 @@ BEGIN
        OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance) THEN
         RAISE EXCEPTION 'instance % exists or has messages queued', p_instance USING ERRCODE = 'DX007';
     END IF;
+END $$;
+
+-- Watch's two reads (watch.go). As functions their plans are cached per
+-- session: as plain statements PostgreSQL planned them on every call (a
+-- custom plan for each array of IDs), which cost more than running them.
+CREATE FUNCTION dx_announced_changes(p_ids TEXT[], p_start TEXT, p_watermark BIGINT)
+RETURNS TABLE (instance_id TEXT, execution_id BIGINT, status TEXT, custom_status_version BIGINT, status_seq BIGINT)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+    SET enable_mergejoin = off AS $$
+BEGIN
+    RETURN QUERY
+    SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    WHERE i.instance_id = ANY (p_ids) AND i.status_seq > 0 AND i.status_xid >= p_watermark
+      AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, p_start::pg_snapshot)
+    ORDER BY i.status_seq;
+END $$;
+
+CREATE FUNCTION dx_changes_since(p_watermark BIGINT, p_start TEXT)
+RETURNS TABLE (instance_id TEXT, execution_id BIGINT, status TEXT, custom_status_version BIGINT, status_seq BIGINT,
+               xmin BIGINT, xmax BIGINT)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+    SET enable_mergejoin = off AS $$
+BEGIN
+    RETURN QUERY
+    WITH snap AS (
+        SELECT pg_snapshot_xmin(s)::TEXT::BIGINT AS xmin, pg_snapshot_xmax(s)::TEXT::BIGINT AS xmax
+        FROM pg_current_snapshot() AS s)
+    SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version,
+           i.status_seq, snap.xmin, snap.xmax
+    FROM snap
+    LEFT JOIN instances i ON i.status_xid >= p_watermark AND i.status_xid < snap.xmin
+          AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, p_start::pg_snapshot)
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    ORDER BY i.status_seq;
 END $$;

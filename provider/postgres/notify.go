@@ -56,6 +56,29 @@ func (p *Provider) announce(kinds ...channelKind) {
 	}
 }
 
+// announceRemote queues a NOTIFY for kind, for other processes, without
+// waking this provider's waiters.
+func (p *Provider) announceRemote(k channelKind) {
+	p.notifier.pending[k].Store(true)
+	select {
+	case p.notifier.kick <- struct{}{}:
+	default:
+	}
+}
+
+// noteTimers tells this provider's sleeping fetchers when the timers a
+// committed ack queued fall due (the ack woke none of them for those), and
+// other processes' fetchers that timers were queued.
+func (p *Provider) noteTimers(work commitWork) {
+	if work.ack == nil {
+		return
+	}
+	if later := work.ack.enc.LaterTimer(time.Now().UnixMilli()); !later.IsZero() {
+		p.timersDue.Note(later)
+		p.announceRemote(orchestratorChannel)
+	}
+}
+
 // announceStatus wakes local watchers and queues a status NOTIFY naming the
 // instance.
 func (p *Provider) announceStatus(instance string) {

@@ -39,7 +39,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, time.Time, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		var err error
 		var nextDue time.Time
 		items, nextDue, err = p.lockReadyInstances(ctx, max, lockTimeout)

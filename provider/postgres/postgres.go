@@ -77,6 +77,9 @@ type Provider struct {
 	schema string
 	opts   Options
 	hist   *histcache.Cache
+	// timersDue is the earliest timer this provider's acks queued, for its
+	// sleeping fetchers (acks queuing timers due later wake none of them).
+	timersDue *wake.Due
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -145,7 +148,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(), reconnected: wake.NewSignal(),
 		closed: make(chan struct{}), listenerDone: make(chan struct{}),
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
-		hist: histcache.New(opts.HistoryCache),
+		hist: histcache.New(opts.HistoryCache), timersDue: wake.NewDue(),
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop

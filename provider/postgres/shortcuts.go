@@ -76,7 +76,7 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	res, next := turn.res, fetch.item
 	if next != nil {
 		// The continued turn takes what the ack queued for its instance.
-		res.orchestratorPending = enc.WakesOthers(instance)
+		res.orchestratorPending = enc.WakesOthers(instance, time.Now().UnixMilli())
 	}
 	got := leasesOf(res, ack, lease)
 	p.announceAck(res, len(got) < len(enc.WorkerItems))

@@ -116,13 +116,7 @@ const (
 // out changes the start snapshot saw and changes below the watermark, which
 // the scan has read already (and reported, or left out).
 func (p *Provider) announcedChanges(ctx context.Context, start string, watermark int64, ids []string) ([]provider.StatusChange, error) {
-	rows, err := p.pool.Query(ctx, `
-		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ANY($1) AND i.status_seq > 0 AND i.status_xid >= $3
-		  AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
-		ORDER BY i.status_seq`, ids, start, watermark)
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_announced_changes($1, $2, $3)`, ids, start, watermark)
 	if err != nil {
 		return nil, err
 	}
@@ -144,17 +138,7 @@ func (p *Provider) announcedChanges(ctx context.Context, start string, watermark
 // that the start snapshot did not see. It returns them with the current
 // snapshot's xmin (the new watermark) and xmax.
 func (p *Provider) changesSince(ctx context.Context, start string, watermark int64) ([]provider.StatusChange, int64, int64, error) {
-	rows, err := p.pool.Query(ctx, `
-		WITH snap AS (
-			SELECT pg_snapshot_xmin(s)::TEXT::BIGINT AS xmin, pg_snapshot_xmax(s)::TEXT::BIGINT AS xmax
-			FROM pg_current_snapshot() AS s)
-		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version,
-		       i.status_seq, snap.xmin, snap.xmax
-		FROM snap
-		LEFT JOIN instances i ON i.status_xid >= $1 AND i.status_xid < snap.xmin
-		      AND NOT pg_visible_in_snapshot(i.status_xid::TEXT::xid8, $2::pg_snapshot)
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		ORDER BY i.status_seq`, watermark, start)
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_changes_since($1, $2)`, watermark, start)
 	if err != nil {
 		return nil, watermark, 0, err
 	}

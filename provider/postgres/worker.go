@@ -23,7 +23,7 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 		return nil, err
 	}
 	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, time.Time, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, nil, p.closed, func() (bool, time.Time, error) {
 		var err error
 		lease, err = p.lockWorkItem(ctx, lockTimeout)
 		return lease != nil, time.Time{}, classify(op, "", err)

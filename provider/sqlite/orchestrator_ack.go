@@ -46,10 +46,12 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	var next *provider.OrchestrationItem
 	var instance string
 	var created bool
+	var ackedAt int64
 	incarnation := histcache.NewIncarnation()
 	err = p.writeTx(ctx, op, func(tx *txn) error {
 		statusChanged, leased, next = false, 0, nil
 		now := nowMs()
+		ackedAt = now
 		if steps.claim != nil {
 			if err := steps.claim(tx, now); err != nil {
 				return err
@@ -84,16 +86,17 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		}
 		if next != nil {
 			// The next turn takes what the ack queued for its instance.
-			pending = enc.WakesOthers(instance)
+			pending = enc.WakesOthers(instance, now)
 			return nil
 		}
-		pending, err = messagesQueued(ctx, tx, instance, enc)
+		pending, err = messagesQueued(ctx, tx, instance, enc, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	p.cacheAcked(instance, created, incarnation, enc)
+	p.timersDue.Note(enc.LaterTimer(ackedAt))
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}
@@ -327,12 +330,13 @@ func visibleAt(item provider.WorkItem, now int64) int64 {
 // messagesQueued reports whether orchestrator dispatchers have something new
 // after the turn: messages it queued, or messages its instance received while
 // it was locked (their enqueue woke dispatchers that found the lock held).
-func messagesQueued(ctx context.Context, tx *txn, instance string, enc encode.Ack) (bool, error) {
-	if len(enc.OrchItems) > 0 {
+func messagesQueued(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) (bool, error) {
+	if enc.WakesAny(now) {
 		return true, nil
 	}
 	var queued bool
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?)`, instance).Scan(&queued)
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
+		instance, now).Scan(&queued)
 	if err != nil {
 		return false, fmt.Errorf("check queued messages of %q: %w", instance, err)
 	}

@@ -34,7 +34,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.closed, func() (bool, time.Time, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		if !p.orchestrationReady(ctx) {
 			return false, p.nextDue(ctx), nil
 		}

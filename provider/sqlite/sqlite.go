@@ -77,8 +77,11 @@ type Provider struct {
 	batches atomic.Int64 // write transactions run (a batch each), for tests
 
 	orchestratorWork *wake.Signal
-	workerWork       *wake.Signal
-	statusChanged    *wake.Signal
+	// timersDue is the earliest timer this provider's acks queued, for its
+	// sleeping fetchers (acks queuing timers due later wake nobody).
+	timersDue     *wake.Due
+	workerWork    *wake.Signal
+	statusChanged *wake.Signal
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -160,6 +163,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		path:             path,
 		writes:           &writeQueue{},
 		orchestratorWork: wake.NewSignal(),
+		timersDue:        wake.NewDue(),
 		workerWork:       wake.NewSignal(),
 		statusChanged:    wake.NewSignal(),
 		closed:           make(chan struct{}),

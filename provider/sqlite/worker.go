@@ -19,7 +19,7 @@ func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout t
 		return nil, err
 	}
 	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, p.closed, func() (bool, time.Time, error) {
+	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, nil, p.closed, func() (bool, time.Time, error) {
 		if !p.workReady(ctx) {
 			return false, time.Time{}, nil
 		}

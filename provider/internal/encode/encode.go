@@ -196,13 +196,40 @@ func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []
 
 // WakesOthers reports whether the ack queues an orchestrator message that a
 // turn of instance continued in the same commit does not take: one for
-// another instance, or a timer (visible later; sleeping dispatchers must
-// learn its due time).
-func (a Ack) WakesOthers(instance string) bool {
+// another instance, or a timer already due at nowMs. Timers due later wake
+// nobody: the provider notes their due time (LaterTimer) for its sleeping
+// fetchers.
+func (a Ack) WakesOthers(instance string, nowMs int64) bool {
 	for _, it := range a.OrchItems {
-		if it.Item.Instance != instance || it.Item.Kind == provider.WorkTimerFired {
+		if it.Item.Instance != instance || (it.Item.Kind == provider.WorkTimerFired && it.Item.FireAt <= nowMs) {
 			return true
 		}
 	}
 	return false
+}
+
+// WakesAny reports whether the ack queues an orchestrator message visible at
+// nowMs: anything but a timer due later.
+func (a Ack) WakesAny(nowMs int64) bool {
+	for _, it := range a.OrchItems {
+		if it.Item.Kind != provider.WorkTimerFired || it.Item.FireAt <= nowMs {
+			return true
+		}
+	}
+	return false
+}
+
+// LaterTimer returns when the earliest timer the ack queues that is not due
+// at nowMs becomes due; zero when there is none.
+func (a Ack) LaterTimer(nowMs int64) time.Time {
+	var at int64
+	for _, it := range a.OrchItems {
+		if it.Item.Kind == provider.WorkTimerFired && it.Item.FireAt > nowMs && (at == 0 || it.Item.FireAt < at) {
+			at = it.Item.FireAt
+		}
+	}
+	if at == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(at)
 }

@@ -1,0 +1,69 @@
+package wake
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A fetcher sleeping a whole interval re-plans, without trying, when an
+// earlier timer is noted, and tries again when it falls due.
+func TestPollWakesForANotedTimer(t *testing.T) {
+	due := NewDue()
+	var tries atomic.Int32
+	var dueAt time.Time
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		dueAt = time.Now().Add(30 * time.Millisecond)
+		due.Note(dueAt)
+	}()
+	start := time.Now()
+	err := Poll(context.Background(), time.Minute, time.Minute, NewSignal(), due, nil, func() (bool, time.Time, error) {
+		return tries.Add(1) == 2, time.Time{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tries.Load(); n != 2 {
+		t.Fatalf("%d tries, want 2: one at once, one when the noted timer fell due", n)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Fatalf("the second try came after %v: the noted timer did not shorten the sleep", time.Since(start))
+	}
+	if now := time.Now(); now.Before(dueAt) {
+		t.Fatalf("tried %v before the noted timer fell due", dueAt.Sub(now))
+	}
+}
+
+// Noting a timer later than one already noted wakes nobody; an earlier one,
+// or any once the noted one passed, does.
+func TestNoteWakesOnlyForAnEarlierTimer(t *testing.T) {
+	due := NewDue()
+	soon := time.Now().Add(time.Hour)
+	due.Note(soon)
+	at, replan := due.next()
+	if !at.Equal(soon) {
+		t.Fatalf("noted %v, want %v", at, soon)
+	}
+	due.Note(soon.Add(time.Minute))
+	select {
+	case <-replan:
+		t.Fatal("a later timer woke the sleepers")
+	default:
+	}
+	due.Note(soon.Add(-time.Minute))
+	select {
+	case <-replan:
+	default:
+		t.Fatal("an earlier timer did not wake the sleepers")
+	}
+	if at, _ := due.next(); !at.Equal(soon.Add(-time.Minute)) {
+		t.Fatalf("noted %v after the earlier timer", at)
+	}
+	var none *Due
+	none.Note(soon) // a nil Due notes nothing
+	if at, ch := none.next(); !at.IsZero() || ch != nil {
+		t.Fatal("a nil Due reported a timer")
+	}
+}
