@@ -74,7 +74,7 @@ func (p *Provider) noteTimers(work commitWork) {
 		return
 	}
 	if later := work.ack.enc.LaterTimer(time.Now().UnixMilli()); !later.IsZero() {
-		p.timersDue.Note(later)
+		p.timersDue.Note(work.ack.res.instance, later)
 		p.announceRemote(orchestratorChannel)
 	}
 }

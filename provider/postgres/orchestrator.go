@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,7 +51,24 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 
 // lockReadyInstances calls the fetch function. When nothing is ready it
 // returns, in the same round trip, when the next delayed message is due.
+//
+// Instances whose timers, queued by this provider's acks, fell due are asked
+// for by name first (fetchNamed): that skips the look for ready work and
+// fetches only the history the cache lacks, so timers fire about as cheaply
+// as turns continue. The look for ready work still comes first whenever
+// work was announced since the last look, or a poll interval passed
+// (wake.ScanGate), so timers never starve other work; it also finds a timer
+// not taken by name (another process took its turn, or the store's clock is
+// behind).
 func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, time.Time, error) {
+	if !p.scanGate.Owed() {
+		if due := p.timersDue.Ready(time.Now(), max); len(due) > 0 {
+			items, err := p.fetchNamed(ctx, due, lockTimeout)
+			if err != nil || len(items) > 0 {
+				return items, time.Time{}, err
+			}
+		}
+	}
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2)`, max, lockTimeout.Milliseconds())
 	if err != nil {
 		return nil, time.Time{}, err
@@ -239,28 +257,49 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	known := p.knownHistory(instance)
-	args := newKnownArgs(1)
-	args.set(0, known)
-	rows, err := p.pool.Query(ctx, fetchInstanceQuery, []string{instance}, []int64{lockTimeout.Milliseconds()}, 1,
+	items, err := p.fetchNamed(ctx, []string{instance}, lockTimeout)
+	if err != nil || len(items) == 0 {
+		return nil, classify(op, instance, err)
+	}
+	return items[0], nil
+}
+
+// fetchNamed locks the turns of the named instances that have one, sending
+// what the history cache holds of them, in one call of its own.
+func (p *Provider) fetchNamed(ctx context.Context, instances []string, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	known := make([]knownHistory, len(instances))
+	args := newKnownArgs(len(instances))
+	lockMs := make([]int64, len(instances))
+	for i, instance := range instances {
+		known[i] = p.knownHistory(instance)
+		args.set(i, known[i])
+		lockMs[i] = lockTimeout.Milliseconds()
+	}
+	rows, err := p.pool.Query(ctx, fetchInstanceQuery, instances, lockMs, len(instances),
 		args.incarnations, args.executions, args.events)
 	if err != nil {
-		return nil, classify(op, instance, err)
+		return nil, err
 	}
 	defer rows.Close()
-	var item *provider.OrchestrationItem
-	var meta fetchMeta
+	var items []*provider.OrchestrationItem
+	var incarnations []int64
 	for rows.Next() {
-		if item, meta, err = scanOrchestrationItem(rows); err != nil {
-			return nil, classify(op, instance, err)
+		item, meta, err := scanOrchestrationItem(rows)
+		if err != nil {
+			return nil, err
 		}
+		if item == nil {
+			continue
+		}
+		known[slices.Index(instances, item.Instance)].complete(item, meta.historyAfter)
+		items = append(items, item)
+		incarnations = append(incarnations, meta.incarnation)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(op, instance, err)
+		return nil, err
 	}
-	if item != nil {
-		known.complete(item, meta.historyAfter)
-		p.cacheFetched(item, meta.incarnation)
+	for i, item := range items {
+		p.cacheFetched(item, incarnations[i])
 	}
-	return item, nil
+	return items, nil
 }

@@ -77,9 +77,13 @@ type Provider struct {
 	schema string
 	opts   Options
 	hist   *histcache.Cache
-	// timersDue is the earliest timer this provider's acks queued, for its
-	// sleeping fetchers (acks queuing timers due later wake none of them).
+	// timersDue is what this provider knows of the timers its acks queued
+	// (acks queuing timers due later wake nobody): when its sleeping
+	// fetchers must wake, and which instances to fetch by name then.
 	timersDue *wake.Due
+	// scanGate says when a fetch must look for ready work rather than take
+	// due timers by name (see lockReadyInstances).
+	scanGate *wake.ScanGate
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -150,6 +154,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
 		hist: histcache.New(opts.HistoryCache), timersDue: wake.NewDue(),
 	}
+	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop
 	go p.listen(lctx, cfg.ConnConfig.Copy())

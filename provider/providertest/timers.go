@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ func timerCases() []Case {
 		{"AckDeletesCancelledTimer", ackDeletesCancelledTimer},
 		{"AckDeletesOnlyNamedTimer", ackDeletesOnlyNamedTimer},
 		{"TimerScheduledAndCancelledInSameTurnNeverFires", timerScheduledAndCancelledSameTurn},
+		{"DueTimersDoNotStarveReadyWork", dueTimersDoNotStarveReadyWork},
 	}
 }
 
@@ -75,4 +77,37 @@ func timerScheduledAndCancelledSameTurn(t *testing.T, f Factory) {
 	})
 	e.fetchNone()
 	e.wantEqual(e.depths().Delayed+e.depths().Orchestrator, 0, "messages left")
+}
+
+// A provider may take the turns of timers it queued itself by name when they
+// fall due; ready work still gets its turn: with timers due, a message that
+// was ready first is fetched within two fetches of one item each. A timer's
+// turn comes with its whole history.
+func dueTimersDoNotStarveReadyWork(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("b")
+	timers := []string{"t1", "t2", "t3"}
+	for _, inst := range timers {
+		e.create(inst)
+	}
+	e.enqueue(externalItem("b", "x"))
+	due := time.Now().Add(300 * time.Millisecond)
+	for _, inst := range timers {
+		e.turn(inst, func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+			ack.OrchestratorItems = []provider.WorkItem{timerItem(inst, item.ExecutionID, 3, due)}
+		})
+	}
+	time.Sleep(time.Until(due) + 50*time.Millisecond)
+	var got []string
+	for range 2 {
+		items, err := e.p.FetchOrchestrationItems(e.ctx, 1, longLock, 0)
+		e.must(err, "fetch")
+		for _, it := range items {
+			got = append(got, it.Instance)
+			e.wantEqual(it.History, e.history(it.Instance), "history of "+it.Instance)
+		}
+	}
+	if !slices.Contains(got, "b") {
+		t.Fatalf("two fetches took %v; want b's event, ready before the timers fell due, among them", got)
+	}
 }

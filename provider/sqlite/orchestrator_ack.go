@@ -96,7 +96,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		return nil, err
 	}
 	p.cacheAcked(instance, created, incarnation, enc)
-	p.timersDue.Note(enc.LaterTimer(ackedAt))
+	p.timersDue.Note(instance, enc.LaterTimer(ackedAt))
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}

@@ -65,12 +65,35 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 	return time.UnixMilli(due.Int64)
 }
 
+// lockReadyInstances locks up to max ready instances' turns. Instances whose
+// timers, queued by this provider's acks, fell due are tried by name first
+// (their histories are mostly cached); the scan for ready work fills the
+// rest, and finds a timer not taken that way (another process took its
+// turn). The scan alone runs whenever work was announced since the last
+// scan, or a poll interval passed (wake.ScanGate), so timers never starve
+// other work.
 func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
+	var due []string
+	if !p.scanGate.Owed() {
+		due = p.timersDue.Ready(time.Now(), max)
+	}
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]
 		now := nowMs()
-		ids, err := readyInstances(ctx, tx, now, max)
+		for _, id := range due {
+			item, err := lockIfVisible(ctx, tx, id, now, now+lockTimeout.Milliseconds())
+			if err != nil {
+				return err
+			}
+			if item != nil {
+				items = append(items, item)
+			}
+		}
+		if len(items) == max {
+			return nil
+		}
+		ids, err := readyInstances(ctx, tx, now, max-len(items))
 		if err != nil {
 			return err
 		}
@@ -117,6 +140,17 @@ func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string,
 		}
 	}
 	return ids, rows.Err()
+}
+
+// lockIfVisible locks the instance's turn when it has a visible message and
+// no live lock; nil otherwise.
+func lockIfVisible(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
+	var visible bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
+		instance, now).Scan(&visible); err != nil || !visible {
+		return nil, err
+	}
+	return lockInstance(ctx, tx, instance, now, lockedUntil)
 }
 
 // lockInstance takes the instance lock, tags the visible messages with the new
@@ -328,13 +362,8 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	var item *provider.OrchestrationItem
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		var visible int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?`,
-			instance, now).Scan(&visible); err != nil || visible == 0 {
-			return err
-		}
 		var err error
-		item, err = lockInstance(ctx, tx, instance, now, now+lockTimeout.Milliseconds())
+		item, err = lockIfVisible(ctx, tx, instance, now, now+lockTimeout.Milliseconds())
 		return err
 	})
 	if err == nil {

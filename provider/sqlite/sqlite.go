@@ -77,9 +77,13 @@ type Provider struct {
 	batches atomic.Int64 // write transactions run (a batch each), for tests
 
 	orchestratorWork *wake.Signal
-	// timersDue is the earliest timer this provider's acks queued, for its
-	// sleeping fetchers (acks queuing timers due later wake nobody).
-	timersDue     *wake.Due
+	// timersDue is what this provider knows of the timers its acks queued
+	// (acks queuing timers due later wake nobody): when its sleeping
+	// fetchers must wake, and which instances to fetch by name then.
+	timersDue *wake.Due
+	// scanGate says when a fetch must scan for ready work rather than take
+	// due timers by name (see lockReadyInstances).
+	scanGate      *wake.ScanGate
 	workerWork    *wake.Signal
 	statusChanged *wake.Signal
 
@@ -168,6 +172,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		statusChanged:    wake.NewSignal(),
 		closed:           make(chan struct{}),
 	}
+	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
 	return p, nil
 }
 

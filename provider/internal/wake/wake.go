@@ -3,8 +3,10 @@
 package wake
 
 import (
+	"container/heap"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,8 +14,9 @@ import (
 // takes the current channel with C before looking for work, so a Notify that
 // races with the look is never missed.
 type Signal struct {
-	mu sync.Mutex
-	ch chan struct{}
+	mu  sync.Mutex
+	ch  chan struct{}
+	gen atomic.Uint64 // notifications so far
 }
 
 // NewSignal returns a Signal nobody has notified yet.
@@ -30,36 +33,94 @@ func (s *Signal) C() <-chan struct{} {
 func (s *Signal) Notify() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gen.Add(1)
 	close(s.ch)
 	s.ch = make(chan struct{})
 }
 
-// Due is the earliest due time of delayed work (timers) a provider queued
-// itself. Its waiting fetchers sleep until then without being woken, and
-// fetching, for every timer queued; they only re-plan their sleep when an
-// earlier one is noted. A nil *Due notes nothing.
-type Due struct {
-	mu  sync.Mutex
-	at  time.Time
-	sig *Signal
+// ScanGate tells a fetcher that takes due timers by name (Due.Ready) when it
+// must still look for other ready work: when work was announced on its
+// signal since its last look, or a poll interval passed (work nobody
+// announced: another process's, or made visible by time). Between those,
+// due timers are all there is to fetch, and a look would only contend with
+// the fetches taking them.
+type ScanGate struct {
+	sig      *Signal
+	interval time.Duration
+	seen     atomic.Uint64 // the signal's notifications at the last look
+	at       atomic.Int64  // the last look (Unix ns)
 }
+
+// NewScanGate returns a gate on sig that owes a look at once.
+func NewScanGate(sig *Signal, interval time.Duration) *ScanGate {
+	g := &ScanGate{sig: sig, interval: interval}
+	g.seen.Store(^uint64(0))
+	return g
+}
+
+// Owed reports whether the fetcher must look for ready work now; if so it
+// records the look as begun (work announced from here on owes another).
+func (g *ScanGate) Owed() bool {
+	gen, now := g.sig.gen.Load(), time.Now().UnixNano()
+	if g.seen.Load() == gen && now-g.at.Load() < int64(g.interval) {
+		return false
+	}
+	g.seen.Store(gen)
+	g.at.Store(now)
+	return true
+}
+
+// Due is what a provider knows of the timers its own acks queued: the
+// earliest due time, and which instances' timers fall due when. Its waiting
+// fetchers sleep until then without being woken, and fetching, for every
+// timer queued; they only re-plan their sleep when an earlier one is noted.
+// When timers fall due a fetcher can ask for those instances by name (Ready)
+// rather than look for ready work. A nil *Due notes nothing.
+type Due struct {
+	mu     sync.Mutex
+	at     time.Time
+	sig    *Signal
+	timers timerHeap
+}
+
+// maxNotedTimers bounds the instances a Due remembers; timers beyond it are
+// found by the fetchers' general look for ready work.
+const maxNotedTimers = 4096
 
 // NewDue returns a Due that knows of no timer.
 func NewDue() *Due { return &Due{sig: NewSignal()} }
 
-// Note records that work becomes due at t, waking sleepers to re-plan when t
-// is earlier than the earliest due time noted before (or that one passed).
-func (d *Due) Note(t time.Time) {
+// Note records that instance has a timer due at t (instance may be empty:
+// only the time is known), waking sleepers to re-plan when t is earlier
+// than the earliest due time noted before (or that one passed).
+func (d *Due) Note(instance string, t time.Time) {
 	if d == nil || t.IsZero() {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if instance != "" && len(d.timers) < maxNotedTimers {
+		heap.Push(&d.timers, notedTimer{at: t, instance: instance})
+	}
 	if d.at.After(time.Now()) && !t.Before(d.at) {
 		return
 	}
 	d.at = t
 	d.sig.Notify()
+}
+
+// Ready removes and returns up to max instances whose noted timers are due at now.
+func (d *Due) Ready(now time.Time, max int) []string {
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for len(out) < max && len(d.timers) > 0 && !d.timers[0].at.After(now) {
+		out = append(out, heap.Pop(&d.timers).(notedTimer).instance)
+	}
+	return out
 }
 
 // next returns the earliest due time noted (zero: none) and a channel closed
@@ -72,6 +133,24 @@ func (d *Due) next() (time.Time, <-chan struct{}) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.at, replan
+}
+
+type notedTimer struct {
+	at       time.Time
+	instance string
+}
+
+type timerHeap []notedTimer
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)        { *h = append(*h, x.(notedTimer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
 }
 
 // Poll calls try until it finds something or timeout passes. Between tries it

@@ -16,7 +16,7 @@ func TestPollWakesForANotedTimer(t *testing.T) {
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		dueAt = time.Now().Add(30 * time.Millisecond)
-		due.Note(dueAt)
+		due.Note("a", dueAt)
 	}()
 	start := time.Now()
 	err := Poll(context.Background(), time.Minute, time.Minute, NewSignal(), due, nil, func() (bool, time.Time, error) {
@@ -41,18 +41,18 @@ func TestPollWakesForANotedTimer(t *testing.T) {
 func TestNoteWakesOnlyForAnEarlierTimer(t *testing.T) {
 	due := NewDue()
 	soon := time.Now().Add(time.Hour)
-	due.Note(soon)
+	due.Note("", soon)
 	at, replan := due.next()
 	if !at.Equal(soon) {
 		t.Fatalf("noted %v, want %v", at, soon)
 	}
-	due.Note(soon.Add(time.Minute))
+	due.Note("", soon.Add(time.Minute))
 	select {
 	case <-replan:
 		t.Fatal("a later timer woke the sleepers")
 	default:
 	}
-	due.Note(soon.Add(-time.Minute))
+	due.Note("", soon.Add(-time.Minute))
 	select {
 	case <-replan:
 	default:
@@ -62,8 +62,57 @@ func TestNoteWakesOnlyForAnEarlierTimer(t *testing.T) {
 		t.Fatalf("noted %v after the earlier timer", at)
 	}
 	var none *Due
-	none.Note(soon) // a nil Due notes nothing
+	none.Note("a", soon) // a nil Due notes nothing
 	if at, ch := none.next(); !at.IsZero() || ch != nil {
 		t.Fatal("a nil Due reported a timer")
+	}
+}
+
+// Ready hands out the instances whose noted timers fell due, earliest first,
+// each once.
+func TestReadyHandsOutDueInstances(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	due.Note("late", now.Add(time.Hour))
+	due.Note("b", now.Add(-time.Second))
+	due.Note("a", now.Add(-time.Minute))
+	due.Note("c", now.Add(-time.Millisecond))
+	if got := due.Ready(now, 2); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Fatalf("Ready(2) = %v, want [a b]", got)
+	}
+	if got := due.Ready(now, 5); len(got) != 1 || got[0] != "c" {
+		t.Fatalf("Ready(5) = %v, want [c]", got)
+	}
+	if got := due.Ready(now, 5); len(got) != 0 {
+		t.Fatalf("Ready after all due ones = %v, want none", got)
+	}
+	if got := due.Ready(now.Add(2*time.Hour), 5); len(got) != 1 || got[0] != "late" {
+		t.Fatalf("Ready two hours on = %v, want [late]", got)
+	}
+}
+
+// The gate owes a look for ready work at first, after work is announced, and
+// once a poll interval passed; not otherwise.
+func TestScanGate(t *testing.T) {
+	sig := NewSignal()
+	g := NewScanGate(sig, time.Hour)
+	if !g.Owed() {
+		t.Fatal("a new gate owes no look")
+	}
+	if g.Owed() {
+		t.Fatal("a look owed again with nothing announced")
+	}
+	sig.Notify()
+	if !g.Owed() {
+		t.Fatal("announced work owes no look")
+	}
+	if g.Owed() {
+		t.Fatal("one announcement owed two looks")
+	}
+	short := NewScanGate(sig, time.Millisecond)
+	short.Owed()
+	time.Sleep(5 * time.Millisecond)
+	if !short.Owed() {
+		t.Fatal("no look owed after the poll interval")
 	}
 }
