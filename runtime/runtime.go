@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -29,6 +30,9 @@ type Runtime struct {
 	fetchCtx      context.Context
 	turnSlots     chan struct{}
 	activitySlots chan struct{}
+	// waitingTurns counts turns continued from activity acks that wait for
+	// a turn slot (see reportActivity).
+	waitingTurns atomic.Int64
 
 	ndMu      sync.Mutex
 	ndStreaks map[string]int

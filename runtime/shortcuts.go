@@ -96,21 +96,39 @@ func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
 }
 
 // reportActivity acks an activity. When the store can continue its
-// orchestration in the same commit and a turn slot is free, the next turn
-// comes back with the ack and runs here: no fetch, no wake-up of other
-// dispatchers. Only the first report tries it; retries after a store error
-// ack plainly.
+// orchestration in the same commit, the next turn comes back with the ack
+// and runs here: no fetch, no wake-up of other dispatchers. With no turn
+// slot free the turn waits here for one, locked, as a fetched turn would
+// (up to as many turns as there are slots; beyond that the ack is plain and
+// a fetch takes the turn later). Only the first report tries it; retries
+// after a store error ack plainly.
 func (r *Runtime) reportActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
 	c, ok := r.p.(provider.ActivityContinuer)
-	if !ok || !first || completion == nil || !r.accepting() || tryAcquire(r.turnSlots, 1) == 0 {
+	if !ok || !first || completion == nil || !r.accepting() {
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	}
+	slot := tryAcquire(r.turnSlots, 1) == 1
+	if !slot && r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
+		r.waitingTurns.Add(-1)
+		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	}
+	release := func() {
+		if slot {
+			<-r.turnSlots
+		} else {
+			r.waitingTurns.Add(-1)
+		}
 	}
 	item, err := c.AckWorkItemContinuing(ctx, lease.LockToken, *completion, r.opts.OrchestrationLockTimeout)
 	if item == nil {
-		<-r.turnSlots
+		release()
 		return err
 	}
 	r.loops.Go(func() {
+		if !slot {
+			r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown
+			r.waitingTurns.Add(-1)
+		}
 		defer func() { <-r.turnSlots }()
 		r.runOrchestrationItem(context.WithoutCancel(ctx), item)
 	})

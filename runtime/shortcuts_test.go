@@ -337,3 +337,61 @@ func TestDirectStartNeedsNoTurnSlot(t *testing.T) {
 		}
 	})
 }
+
+// TestActivityAckContinuesWhileTurnSlotsAreBusy: an activity that completes
+// while every turn slot is busy still continues its orchestration from its
+// ack: the turn waits here, locked, for a slot, and nothing is fetched.
+func TestActivityAckContinuesWhileTurnSlotsAreBusy(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		holding, release, added := make(chan struct{}, 2), make(chan struct{}), make(chan struct{}, 1)
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Block", func(context.Context, struct{}) (string, error) {
+			holding <- struct{}{}
+			<-release
+			return "released", nil
+		})
+		runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) {
+			added <- struct{}{}
+			return n + 1, nil
+		})
+		runtime.RegisterOrchestration(reg, "Hold", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+			return runtime.Await[string](ctx.CallActivity("Block", struct{}{}, runtime.WithLocal()))
+		})
+		runtime.RegisterOrchestration(reg, "Once", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+			return runtime.Await[int](ctx.CallActivity("Add", n))
+		})
+		opts := fastOptions()
+		opts.OrchestrationConcurrency = 2
+		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, opts).Client()
+		for _, id := range []string{"hold-1", "hold-2"} {
+			if err := client.Start(t.Context(), id, "Hold", struct{}{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 {
+			select {
+			case <-holding: // a turn slot is held by a hold's turn
+			case <-time.After(30 * time.Second):
+				t.Fatal("a hold's local activity never started")
+			}
+		}
+		if err := client.Start(t.Context(), "once", "Once", 1); err != nil {
+			t.Fatal(err)
+		}
+		<-added
+		time.Sleep(100 * time.Millisecond) // let the ack of Add's result commit while both slots are held
+		close(release)
+		if st := wait(t, client, "once"); st.Status != runtime.StatusCompleted || st.Output != "2" {
+			t.Fatalf("once: %s %q %v, want Completed 2", st.Status, st.Output, st.Failure)
+		}
+		for _, id := range []string{"hold-1", "hold-2"} {
+			if st := wait(t, client, id); st.Status != runtime.StatusCompleted {
+				t.Fatalf("%s: %s %v", id, st.Status, st.Failure)
+			}
+		}
+		if got := counting.turnsFetched.Load(); got != 0 {
+			t.Fatalf("%d turns fetched, want 0: once's second turn was to come with its activity's ack", got)
+		}
+	})
+}
