@@ -305,13 +305,18 @@ BEGIN
     -- orchestrator_pending: a message visible now, queued by the ack or left
     -- for its instance. Timers due later wake nobody: the provider notes
     -- their due time for its sleeping fetchers.
+    -- The queue is probed per ack (a lateral LIMIT 1): as an EXISTS the
+    -- planner may hash every visible message once per call instead, which
+    -- costs more the longer the backlog.
     RETURN QUERY
     SELECT u.a::INT, u.inst, u.ch,
            EXISTS (SELECT 1 FROM unnest(p_orch_acks, p_orch_visible_ms) AS o(a, vis)
                    WHERE o.a = u.a AND o.vis <= (extract(epoch FROM v_now) * 1000)::BIGINT)
-           OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now),
+           OR pend.queued IS NOT NULL,
            l.tokens, l.states
     FROM unnest(v_instances, v_changed) WITH ORDINALITY AS u(inst, ch, a)
+    LEFT JOIN LATERAL (SELECT true AS queued FROM orchestrator_queue q
+                       WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) pend ON true
     LEFT JOIN LATERAL (
         SELECT array_agg(x.token ORDER BY x.ord) AS tokens, array_agg(x.state ORDER BY x.ord) AS states
         FROM unnest(v_lease_acks, v_lease_tokens, v_lease_states) WITH ORDINALITY AS x(a, token, state, ord)
