@@ -73,6 +73,13 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 	if err != nil {
 		return nil, time.Time{}, err
 	}
+	return p.readTurns(rows, nil, nil)
+}
+
+// readTurns reads the rows of a fetch that committed on its own: the turns,
+// each completed with what the cache held of its instance (known, aligned
+// with named), and the next due time. The turns' histories go to the cache.
+func (p *Provider) readTurns(rows pgx.Rows, named []string, known []knownHistory) ([]*provider.OrchestrationItem, time.Time, error) {
 	defer rows.Close()
 	var items []*provider.OrchestrationItem
 	var incarnations []int64
@@ -85,6 +92,9 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 		if item == nil {
 			nextDue = meta.nextDue
 			continue
+		}
+		if k := slices.Index(named, item.Instance); k >= 0 {
+			known[k].complete(item, meta.historyAfter)
 		}
 		items = append(items, item)
 		incarnations = append(incarnations, meta.incarnation)
@@ -280,26 +290,6 @@ func (p *Provider) fetchNamed(ctx context.Context, instances []string, lockTimeo
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var items []*provider.OrchestrationItem
-	var incarnations []int64
-	for rows.Next() {
-		item, meta, err := scanOrchestrationItem(rows)
-		if err != nil {
-			return nil, err
-		}
-		if item == nil {
-			continue
-		}
-		known[slices.Index(instances, item.Instance)].complete(item, meta.historyAfter)
-		items = append(items, item)
-		incarnations = append(incarnations, meta.incarnation)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for i, item := range items {
-		p.cacheFetched(item, incarnations[i])
-	}
-	return items, nil
+	items, _, err := p.readTurns(rows, instances, known)
+	return items, err
 }
