@@ -61,13 +61,15 @@ DECLARE
     v_candidates TEXT[];
 BEGIN
     -- SKIP LOCKED spreads concurrent fetchers over different messages; the
-    -- candidates are the instances of the first ready messages, in order.
-    SELECT array_agg(c.instance_id ORDER BY c.first_id) INTO v_candidates
-    FROM (SELECT s.instance_id, min(s.id) AS first_id
-          FROM (SELECT q.instance_id, q.id FROM orchestrator_queue q
+    -- candidates are the instances of the first ready messages, in the order
+    -- they became visible: on the (visible_at, id) index the scan reads only
+    -- visible rows, however many timers sleep (in id order it could walk them).
+    SELECT array_agg(c.instance_id ORDER BY c.first_visible, c.first_id) INTO v_candidates
+    FROM (SELECT s.instance_id, min(s.visible_at) AS first_visible, min(s.id) AS first_id
+          FROM (SELECT q.instance_id, q.id, q.visible_at FROM orchestrator_queue q
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
-                ORDER BY q.id
+                ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
           GROUP BY s.instance_id) c;

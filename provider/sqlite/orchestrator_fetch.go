@@ -111,18 +111,24 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, l
 	return items, err
 }
 
-// readyInstances lists instances with visible messages and no live lock, in
-// the order of their oldest visible message. It walks the queue in id order
-// and stops at max instances (or after a bounded number of messages of the
-// same few instances), rather than grouping the whole backlog.
-func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `
+// readyInstancesQuery walks the visible messages in the order they became
+// visible, on the (visible_at, id) index, and stops at its limit: sleeping
+// timers are never read and the visible backlog is not sorted (in id order
+// SQLite sorted every visible message first).
+const readyInstancesQuery = `
 		SELECT q.instance_id
 		FROM orchestrator_queue q
 		WHERE q.visible_at <= ? AND NOT EXISTS (
 			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
-		ORDER BY q.id
-		LIMIT ?`, now, now, max*16)
+		ORDER BY q.visible_at, q.id
+		LIMIT ?`
+
+// readyInstances lists instances with visible messages and no live lock, in
+// the order their first message became visible. It stops at max instances
+// (or after a bounded number of messages of the same few instances), rather
+// than grouping the whole backlog.
+func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}
