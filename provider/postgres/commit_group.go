@@ -57,6 +57,9 @@ type commitWork struct {
 	before  statements
 	ack     *turnAck
 	fetch   *instanceFetch
+	// dueTimers are fetches of instances whose timers fell due: a poller's,
+	// sharing the batch's call with the continuations (lockReadyInstances).
+	dueTimers []*instanceFetch
 }
 
 // commitRequest is one caller's work waiting for a leader.
@@ -259,6 +262,7 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 		if f := req.work.fetch; f != nil {
 			calls.fetches = append(calls.fetches, f)
 		}
+		calls.fetches = append(calls.fetches, req.work.dueTimers...)
 	}
 	if len(calls.workAcks) > 0 {
 		queueWorkAcks(b, calls.workAcks)

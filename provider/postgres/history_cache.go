@@ -83,6 +83,11 @@ func (p *Provider) cacheCommitted(work commitWork) {
 	if f := work.fetch; f != nil && f.item != nil {
 		p.cacheFetched(f.item, f.incarnation)
 	}
+	for _, f := range work.dueTimers {
+		if f.item != nil {
+			p.cacheFetched(f.item, f.incarnation)
+		}
+	}
 }
 
 // cacheAcked adds the events a committed ack wrote, decoded from their stored

@@ -63,7 +63,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, time.Time, error) {
 	if !p.scanGate.Owed() {
 		if due := p.timersDue.Ready(time.Now(), max); len(due) > 0 {
-			items, err := p.fetchNamed(ctx, due, lockTimeout)
+			items, err := p.fetchDue(ctx, due, lockTimeout)
 			if err != nil || len(items) > 0 {
 				return items, time.Time{}, err
 			}
@@ -272,6 +272,26 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 		return nil, classify(op, instance, err)
 	}
 	return items[0], nil
+}
+
+// fetchDue locks the turns of instances whose timers fell due, through the
+// commit group: the fetches share a batch, and its call of the fetch
+// function, with the acks and continuations in flight.
+func (p *Provider) fetchDue(ctx context.Context, instances []string, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	fetches := make([]*instanceFetch, len(instances))
+	for i, instance := range instances {
+		fetches[i] = &instanceFetch{instance: instance, lockTimeout: lockTimeout}
+	}
+	if err := p.commit(ctx, commitWork{dueTimers: fetches}); err != nil {
+		return nil, err
+	}
+	var items []*provider.OrchestrationItem
+	for _, f := range fetches {
+		if f.item != nil {
+			items = append(items, f.item)
+		}
+	}
+	return items, nil
 }
 
 // fetchNamed locks the turns of the named instances that have one, sending
