@@ -54,7 +54,8 @@ type Options struct {
 	// HistoryCache is how many executions' decoded histories the provider
 	// keeps in memory, so a turn's fetch returns and decodes only the events
 	// added since the last turn this process saw. Default
-	// histcache.DefaultSize (4096); negative turns the cache off.
+	// histcache.DefaultSize (4096), and never more than histcache.MaxBytes
+	// (64 MiB) of events; negative turns the cache off.
 	HistoryCache int
 }
 

@@ -46,8 +46,9 @@ type Options struct {
 	Durable bool
 	// HistoryCache is how many executions' decoded histories the provider
 	// keeps in memory, so a turn reads and decodes only the events added
-	// since the last turn it saw. Default histcache.DefaultSize (4096);
-	// negative turns the cache off.
+	// since the last turn it saw. Default histcache.DefaultSize (4096), and
+	// never more than histcache.MaxBytes (64 MiB) of events; negative turns
+	// the cache off.
 	HistoryCache int
 }
 

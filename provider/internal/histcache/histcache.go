@@ -24,15 +24,23 @@ import (
 // DefaultSize is how many executions a cache holds unless told otherwise.
 const DefaultSize = 4096
 
+// MaxBytes bounds the memory a cache's events take (approximately: see
+// eventBytes), whatever their number: the least recently used executions
+// go first, and a history larger than a quarter of it is not kept.
+const MaxBytes = 64 << 20
+
 // Cache is safe for concurrent use. A nil *Cache caches nothing.
 type Cache struct {
-	mu  sync.Mutex // orders Extend's read-modify-write of one entry
-	lru *lru.Cache[string, entry]
+	mu       sync.Mutex // orders every change, for Extend's read-modify-write and the byte count
+	lru      *lru.Cache[string, entry]
+	bytes    int64 // of the entries held; changed under mu (evictions happen under it too)
+	maxBytes int64
 }
 
 type entry struct {
 	incarnation int64
 	execution   int64
+	bytes       int64
 	// events has spare capacity that only Extend, under mu, writes into;
 	// callers get views clipped to their length.
 	events []provider.Event
@@ -40,19 +48,56 @@ type entry struct {
 	last string
 }
 
-// New returns a cache of size executions; nil (no cache) when size < 0.
-func New(size int) *Cache {
+// New returns a cache of size executions (and at most MaxBytes of events);
+// nil (no cache) when size < 0.
+func New(size int) *Cache { return newCache(size, MaxBytes) }
+
+func newCache(size int, maxBytes int64) *Cache {
 	if size < 0 {
 		return nil
 	}
 	if size == 0 {
 		size = DefaultSize
 	}
-	c, err := lru.New[string, entry](size)
+	c := &Cache{maxBytes: maxBytes}
+	l, err := lru.NewWithEvict(size, func(_ string, e entry) { c.bytes -= e.bytes })
 	if err != nil {
 		panic(err) // only for size <= 0, ruled out above
 	}
-	return &Cache{lru: c}
+	c.lru = l
+	return c
+}
+
+// put adds e for instance and evicts the least recently used entries until
+// the events fit the byte budget. Called under mu.
+func (c *Cache) put(instance string, e entry) {
+	c.lru.Remove(instance) // counts its bytes out: Add replacing a value would not
+	if e.bytes > c.maxBytes/4 {
+		return
+	}
+	c.lru.Add(instance, e)
+	c.bytes += e.bytes
+	for c.bytes > c.maxBytes {
+		c.lru.RemoveOldest()
+	}
+}
+
+// eventBytes approximates the memory an event holds: its fields and the
+// strings they point to.
+func eventBytes(events []provider.Event) int64 {
+	const fields = 256
+	var n int64
+	for _, e := range events {
+		n += fields + int64(len(e.Name)+len(e.Version)+len(e.Input)+len(e.Output)+len(e.Instance)+
+			len(e.ParentInstance)+len(e.Reason)+len(e.Key)+len(e.Owner))
+		if e.Error != nil {
+			n += fields + int64(len(e.Error.Message))
+		}
+		if e.CustomStatus != nil {
+			n += int64(len(*e.CustomStatus))
+		}
+	}
+	return n
 }
 
 // Known returns the cached history of the instance's execution, the
@@ -91,11 +136,14 @@ func (c *Cache) Store(instance string, incarnation, execution int64, events []pr
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(events) == 0 {
 		c.lru.Remove(instance)
 		return
 	}
-	c.lru.Add(instance, entry{incarnation: incarnation, execution: execution, events: slices.Clip(events), last: last})
+	c.put(instance, entry{incarnation: incarnation, execution: execution, events: slices.Clip(events), last: last,
+		bytes: eventBytes(events)})
 }
 
 // Extend appends events a committed ack of a cached instance wrote, with the
@@ -121,9 +169,11 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 		e.events[0].ID <= events[0].ID:
 		// Already cached: a read of the store that saw the commit came first.
 	case ok && events[0].ID == 1 && execution > e.execution:
-		c.lru.Add(instance, entry{incarnation: e.incarnation, execution: execution, events: slices.Clone(events), last: last})
+		c.put(instance, entry{incarnation: e.incarnation, execution: execution, events: slices.Clone(events), last: last,
+			bytes: eventBytes(events)})
 	case ok && e.execution == execution && e.events[len(e.events)-1].ID+1 == events[0].ID:
-		c.lru.Add(instance, entry{incarnation: e.incarnation, execution: execution, events: append(e.events, events...), last: last})
+		c.put(instance, entry{incarnation: e.incarnation, execution: execution, events: append(e.events, events...), last: last,
+			bytes: e.bytes + eventBytes(events)})
 	default:
 		c.lru.Remove(instance)
 	}
@@ -132,6 +182,8 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 // Forget drops the instance.
 func (c *Cache) Forget(instance string) {
 	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		c.lru.Remove(instance)
 	}
 }

@@ -113,3 +113,37 @@ func TestNilCacheCachesNothing(t *testing.T) {
 	c.Forget("a")
 	wantIDs(t, c, "a", 1)
 }
+
+// The events' bytes bound the cache too: the least recently used go first,
+// a history larger than a quarter of the budget is not kept (nor one that
+// grows past it), and replacing an entry counts the old one out.
+func TestBytesBoundTheCache(t *testing.T) {
+	big := func(ids ...int64) []provider.Event {
+		evs := events(ids...)
+		for i := range evs {
+			evs[i].Input = string(make([]byte, 700))
+		}
+		return evs
+	}
+	two := eventBytes(big(1, 2))
+	c := newCache(100, 4*two+two/2) // room for four histories of two events
+	for _, inst := range []string{"a", "b", "a", "c", "d"} {
+		c.Store(inst, 1, 1, big(1, 2), inst+"2")
+	}
+	if c.bytes != 4*two {
+		t.Fatalf("counted %d bytes for four histories, want %d (a replaced counts once)", c.bytes, 4*two)
+	}
+	c.Store("e", 1, 1, big(1, 2), "e2") // b, the least recently used, goes
+	wantIDs(t, c, "b", 1)
+	for _, inst := range []string{"a", "c", "d", "e"} {
+		wantIDs(t, c, inst, 1, 1, 2)
+	}
+	c.Store("f", 1, 1, big(1, 2, 3), "f3") // over a quarter of the budget
+	wantIDs(t, c, "f", 1)
+	c.Extend("a", 1, big(3), "a3") // grows past a quarter: dropped
+	wantIDs(t, c, "a", 1)
+	c.Forget("c")
+	if c.bytes != 2*two {
+		t.Fatalf("counted %d bytes for d and e, want %d", c.bytes, 2*two)
+	}
+}
