@@ -90,26 +90,10 @@ func (p *Provider) cacheCommitted(work commitWork) {
 	}
 }
 
-// cacheAcked adds the events a committed ack wrote, decoded from their stored
-// form so the next turn replays exactly what a read from the store gives. An
-// ack of event 1 of execution 1 created the instance, as its incarnation.
+// cacheAcked adds the events a committed ack wrote. An ack of event 1 of
+// execution 1 created the instance, as its incarnation.
 func (p *Provider) cacheAcked(a *turnAck) {
-	enc, instance := a.enc, a.res.instance
-	if len(enc.Events) == 0 || instance == "" {
-		return
-	}
-	events := make([]provider.Event, 0, len(enc.Events))
-	for _, e := range enc.Events {
-		ev, err := provider.DecodeEvent(e.Data)
-		if err != nil {
-			p.hist.Forget(instance)
-			return
-		}
-		events = append(events, ev)
-	}
-	if enc.ExecutionID == 1 && events[0].ID == 1 {
-		p.hist.Store(instance, a.incarnation, 1, events, "")
-		return
-	}
-	p.hist.Extend(instance, enc.ExecutionID, events, "")
+	enc := a.enc
+	created := enc.ExecutionID == 1 && len(enc.Events) > 0 && enc.Events[0].ID == 1
+	p.hist.Acked(a.res.instance, created, a.incarnation, enc)
 }

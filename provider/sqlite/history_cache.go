@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // turnHistory reads the history a fetched turn replays: from the history
@@ -34,29 +33,4 @@ func (p *Provider) turnHistory(ctx context.Context, instance string, executionID
 	}
 	p.hist.Store(instance, incarnation, executionID, events, last)
 	return events, nil, nil
-}
-
-// cacheAcked adds the events a committed ack wrote to the history cache (all
-// of them when the ack created the instance, as incarnation). They are
-// decoded from their stored form, so the next turn replays exactly what a
-// read from the store would give.
-func (p *Provider) cacheAcked(instance string, created bool, incarnation int64, enc encode.Ack) {
-	if p.hist == nil || len(enc.Events) == 0 {
-		return
-	}
-	events := make([]provider.Event, 0, len(enc.Events))
-	for _, e := range enc.Events {
-		ev, err := provider.DecodeEvent(e.Data)
-		if err != nil {
-			p.hist.Forget(instance)
-			return
-		}
-		events = append(events, ev)
-	}
-	last := enc.Events[len(enc.Events)-1].Data
-	if created {
-		p.hist.Store(instance, incarnation, enc.ExecutionID, events, last)
-		return
-	}
-	p.hist.Extend(instance, enc.ExecutionID, events, last)
 }

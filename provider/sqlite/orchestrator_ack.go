@@ -95,7 +95,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	if err != nil {
 		return nil, err
 	}
-	p.cacheAcked(instance, created, incarnation, enc)
+	p.hist.Acked(instance, created, incarnation, enc)
 	p.timersDue.Note(instance, enc.LaterTimer(ackedAt))
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one

@@ -19,6 +19,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // DefaultSize is how many executions a cache holds unless told otherwise.
@@ -177,6 +178,31 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 	default:
 		c.lru.Remove(instance)
 	}
+}
+
+// Acked adds the events a committed ack of instance wrote: all of them when
+// the ack created the instance (as incarnation), else as Extend does. They
+// are decoded from their stored form, so the next turn replays exactly what
+// a read from the store would give.
+func (c *Cache) Acked(instance string, created bool, incarnation int64, enc encode.Ack) {
+	if c == nil || len(enc.Events) == 0 || instance == "" {
+		return
+	}
+	events := make([]provider.Event, 0, len(enc.Events))
+	for _, e := range enc.Events {
+		ev, err := provider.DecodeEvent(e.Data)
+		if err != nil {
+			c.Forget(instance)
+			return
+		}
+		events = append(events, ev)
+	}
+	last := enc.Events[len(enc.Events)-1].Data
+	if created {
+		c.Store(instance, incarnation, enc.ExecutionID, events, last)
+		return
+	}
+	c.Extend(instance, enc.ExecutionID, events, last)
 }
 
 // Forget drops the instance.
