@@ -26,6 +26,10 @@ var (
 	ErrCorruptData = errors.New("corrupt stored data")
 	// ErrClosed: the provider was closed.
 	ErrClosed = errors.New("provider closed")
+	// ErrStale: a turn built from a cached history (CachedTurnCommitter) no
+	// longer matches the instance: another turn committed, a message is
+	// visible, or a lock holds it. Nothing was written.
+	ErrStale = errors.New("cached turn is stale")
 )
 
 // Error is the error type providers return. It names the operation and, where

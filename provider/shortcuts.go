@@ -78,3 +78,30 @@ type TurnContinuer interface {
 	AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack OrchestrationAck, lease []int,
 		activityLockTimeout, lockTimeout time.Duration) (leases []*WorkItemLease, next *OrchestrationItem, err error)
 }
+
+// CachedTurnCommitter is implemented by providers that keep recent histories
+// in the process (a history cache). An activity's completion then runs its
+// orchestration's next turn from the cached history, with no lock taken
+// first, and the activity's ack and the turn commit in one transaction when
+// nothing changed the instance meanwhile: one commit per activity of a
+// sequence instead of two (ack and lock, then the turn).
+type CachedTurnCommitter interface {
+	// CachedTurn returns the turn that would deliver msg, a completion for
+	// execution of instance, built from the history this process holds: all
+	// of it when the execution is still running, msg its only message,
+	// AttemptCount 1. It is not locked; its LockToken is only for
+	// CommitCachedTurn. nil when no such history is held.
+	CachedTurn(instance string, execution int64, msg WorkItem) *OrchestrationItem
+	// CommitCachedTurn acks the activity leased under workToken, whose
+	// completion is turn's message, without queuing the completion, and
+	// commits ack, turn's ack, with the worker items at the positions in
+	// lease leased to the caller for activityLockTimeout as
+	// AckOrchestrationItemLeasing does, in one transaction, when no live lock
+	// holds the instance, no message of it is visible and its history is
+	// still the one turn was built from (same life, execution and last
+	// event). Otherwise it writes nothing and returns ErrStale: the caller
+	// acks the activity as usual. ErrLockNotHeld when the activity's lease
+	// is lost. On error nothing is committed.
+	CommitCachedTurn(ctx context.Context, workToken string, turn *OrchestrationItem, ack OrchestrationAck, lease []int,
+		activityLockTimeout time.Duration) ([]*WorkItemLease, error)
+}

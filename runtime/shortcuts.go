@@ -107,6 +107,9 @@ func (r *Runtime) reportActivity(ctx context.Context, lease *provider.WorkItemLe
 	if !ok || !first || completion == nil || !r.accepting() {
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
 	}
+	if done, err := r.reportWithCachedTurn(ctx, lease, completion); done {
+		return err
+	}
 	slot := tryAcquire(r.turnSlots, 1) == 1
 	if !slot && r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
 		r.waitingTurns.Add(-1)

@@ -68,6 +68,9 @@ func (p *Provider) cacheFetched(item *provider.OrchestrationItem, incarnation in
 		return
 	}
 	p.hist.Store(item.Instance, incarnation, item.ExecutionID, item.History, "")
+	if len(item.History) > 0 {
+		p.hist.NoteCustomStatus(item.Instance, item.ExecutionID, item.History[len(item.History)-1].ID, item.CustomStatus)
+	}
 }
 
 // cacheCommitted updates the history cache after work committed: the events

@@ -276,6 +276,10 @@ func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provi
 		}
 		item.History = events
 		item.DecodeError = errors.Join(item.DecodeError, decodeErr)
+		if decodeErr == nil && len(events) > 0 {
+			// Read under the turn's lock: no other turn changed it since.
+			p.hist.NoteCustomStatus(item.Instance, item.ExecutionID, events[len(events)-1].ID, item.CustomStatus)
+		}
 	}
 	return nil
 }

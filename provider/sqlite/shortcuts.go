@@ -9,14 +9,16 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
 var (
-	_ provider.ActivityLeaser     = (*Provider)(nil)
-	_ provider.ActivityContinuer  = (*Provider)(nil)
-	_ provider.EagerStarter       = (*Provider)(nil)
-	_ provider.FirstTurnCommitter = (*Provider)(nil)
-	_ provider.TurnContinuer      = (*Provider)(nil)
+	_ provider.ActivityLeaser      = (*Provider)(nil)
+	_ provider.ActivityContinuer   = (*Provider)(nil)
+	_ provider.EagerStarter        = (*Provider)(nil)
+	_ provider.FirstTurnCommitter  = (*Provider)(nil)
+	_ provider.TurnContinuer       = (*Provider)(nil)
+	_ provider.CachedTurnCommitter = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
@@ -219,4 +221,70 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 		p.orchestratorWork.Notify()
 	}
 	return turn, nil
+}
+
+// CachedTurn implements provider.CachedTurnCommitter from the history cache.
+func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
+	return p.hist.Turn(instance, execution, msg)
+}
+
+// CommitCachedTurn implements provider.CachedTurnCommitter: the
+// transaction deletes the activity's item, locks the instance under a token
+// of our own when it is unchanged, and acks the turn under that token.
+func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
+	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	const op = "commit cached turn"
+	if workToken == "" {
+		return nil, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
+	}
+	incarnation, execution, lastEvent, ok := histcache.ParseTurnToken(turn.LockToken)
+	if !ok {
+		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn")
+	}
+	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
+		return nil, err
+	}
+	token := newToken()
+	claim := func(tx *txn, now int64) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
+		if err != nil {
+			return fmt.Errorf("delete work item: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return encode.LockNotHeld(op, turn.Instance, "activity lock token is unknown, expired, or its item was cancelled")
+		}
+		took, err := takeInstanceLock(ctx, tx, turn.Instance, token, now, now+activityLockTimeout.Milliseconds())
+		switch {
+		case err != nil:
+			return err
+		case !took:
+			return encode.Stale(op, turn.Instance, "the instance is locked")
+		}
+		return checkUnchanged(ctx, tx, op, turn.Instance, incarnation, execution, lastEvent, now)
+	}
+	var leases []*provider.WorkItemLease
+	if _, err := p.ackTurn(ctx, token, ack, ackSteps{claim: claim, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}); err != nil {
+		return nil, err
+	}
+	return leases, nil
+}
+
+// checkUnchanged returns ErrStale unless the instance is still the
+// incarnation in the execution ending at lastEvent, with no message visible.
+func checkUnchanged(ctx context.Context, tx *txn, op, instance string, incarnation, execution, lastEvent, now int64) error {
+	var same bool
+	err := tx.QueryRowContext(ctx, `
+		SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
+		   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
+		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0)
+		FROM instances i WHERE i.instance_id = ?`, incarnation, execution, execution, lastEvent, now, instance).Scan(&same)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return encode.Stale(op, instance, "the instance no longer exists")
+	case err != nil:
+		return fmt.Errorf("check instance %q: %w", instance, err)
+	case !same:
+		return encode.Stale(op, instance, "the instance changed or has messages waiting")
+	}
+	return nil
 }

@@ -15,6 +15,12 @@ func Invalid(op, instance, format string, args ...any) error {
 	return provider.Permanent(op, instance, fmt.Errorf("%w: "+format, append([]any{provider.ErrInvalidArgument}, args...)...))
 }
 
+// Stale returns a permanent ErrStale error: a cached turn no longer matches
+// its instance.
+func Stale(op, instance, detail string) error {
+	return provider.Permanent(op, instance, fmt.Errorf("%w: %s", provider.ErrStale, detail))
+}
+
 // LockNotHeld returns a permanent ErrLockNotHeld error.
 func LockNotHeld(op, instance, detail string) error {
 	return provider.Permanent(op, instance, fmt.Errorf("%w: %s", provider.ErrLockNotHeld, detail))

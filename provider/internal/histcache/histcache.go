@@ -47,6 +47,10 @@ type entry struct {
 	events []provider.Event
 	// last is the stored form of the last event.
 	last string
+	// custom is the instance's custom status as of the last event, when
+	// known (customKnown): acks keep it, fetches note it (NoteCustomStatus).
+	custom      *string
+	customKnown bool
 }
 
 // New returns a cache of size executions (and at most MaxBytes of events);
@@ -153,6 +157,12 @@ func (c *Cache) Store(instance string, incarnation, execution int64, events []pr
 // execution (event 1); otherwise the instance is forgotten and its next
 // fetch reads it whole.
 func (c *Cache) Extend(instance string, execution int64, events []provider.Event, last string) {
+	c.extend(instance, execution, events, last, nil)
+}
+
+// extend is Extend that also applies an ack's custom status update (nil:
+// unchanged) to the custom status the entry knows.
+func (c *Cache) extend(instance string, execution int64, events []provider.Event, last string, custom *provider.CustomStatusUpdate) {
 	if c == nil || len(events) == 0 {
 		return
 	}
@@ -170,11 +180,12 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 		e.events[0].ID <= events[0].ID:
 		// Already cached: a read of the store that saw the commit came first.
 	case ok && events[0].ID == 1 && execution > e.execution:
+		// A custom status is carried over a continue-as-new.
 		c.put(instance, entry{incarnation: e.incarnation, execution: execution, events: slices.Clone(events), last: last,
-			bytes: eventBytes(events)})
+			bytes: eventBytes(events), custom: applyCustom(e.custom, custom), customKnown: e.customKnown})
 	case ok && e.execution == execution && e.events[len(e.events)-1].ID+1 == events[0].ID:
 		c.put(instance, entry{incarnation: e.incarnation, execution: execution, events: append(e.events, events...), last: last,
-			bytes: e.bytes + eventBytes(events)})
+			bytes: e.bytes + eventBytes(events), custom: applyCustom(e.custom, custom), customKnown: e.customKnown})
 	default:
 		c.lru.Remove(instance)
 	}
@@ -185,7 +196,13 @@ func (c *Cache) Extend(instance string, execution int64, events []provider.Event
 // are decoded from their stored form, so the next turn replays exactly what
 // a read from the store would give.
 func (c *Cache) Acked(instance string, created bool, incarnation int64, enc encode.Ack) {
-	if c == nil || len(enc.Events) == 0 || instance == "" {
+	if c == nil || instance == "" {
+		return
+	}
+	if len(enc.Events) == 0 {
+		if enc.CustomStatus != nil {
+			c.Forget(instance) // a change the cached state would not show
+		}
 		return
 	}
 	events := make([]provider.Event, 0, len(enc.Events))
@@ -200,9 +217,39 @@ func (c *Cache) Acked(instance string, created bool, incarnation int64, enc enco
 	last := enc.Events[len(enc.Events)-1].Data
 	if created {
 		c.Store(instance, incarnation, enc.ExecutionID, events, last)
+		c.NoteCustomStatus(instance, enc.ExecutionID, events[len(events)-1].ID, applyCustom(nil, enc.CustomStatus))
 		return
 	}
-	c.Extend(instance, enc.ExecutionID, events, last)
+	c.extend(instance, enc.ExecutionID, events, last, enc.CustomStatus)
+}
+
+func applyCustom(v *string, u *provider.CustomStatusUpdate) *string {
+	switch {
+	case u == nil:
+		return v
+	case u.Clear:
+		return nil
+	}
+	value := u.Value
+	return &value
+}
+
+// NoteCustomStatus records the instance's custom status as of event
+// lastEvent of execution, read with that history (a fetch's), so that a
+// turn can be built from the cache alone (Turn). Ignored when the cache holds
+// another state of the instance.
+func (c *Cache) NoteCustomStatus(instance string, execution, lastEvent int64, value *string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.lru.Peek(instance)
+	if !ok || e.execution != execution || e.events[len(e.events)-1].ID != lastEvent {
+		return
+	}
+	e.custom, e.customKnown = value, true
+	c.lru.Add(instance, e) // the same key: replaced in place, its bytes unchanged
 }
 
 // Forget drops the instance.

@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// errCachedTurnDeclined stops a turn built from a cached history that would
+// run a local activity: that turn commits with the activity's ack, whose
+// lease the local activity could outlive; the usual path runs it.
+var errCachedTurnDeclined = errors.New("a cached turn does not run local activities")
+
+// reportWithCachedTurn runs the turn that delivers completion from the
+// history the store caches and commits it with the activity's ack in one
+// transaction (provider.CachedTurnCommitter): in a sequence of activities,
+// one commit per step, no lock taken first. done is false when nothing was
+// written: the store holds no such history, other answers are awaited (their
+// acks would race this one), too many turns wait for a slot already (as in
+// reportActivity), the turn did not simply
+// run (a failure, a local activity), or the instance changed meanwhile; the
+// caller then acks as usual, which runs the turn again from the store. An
+// error (done) is the ack's: the activity lease lost, or the store failing.
+func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
+	c, ok := r.p.(provider.CachedTurnCommitter)
+	if !ok {
+		return false, nil
+	}
+	item := c.CachedTurn(completion.Instance, completion.ExecutionID, *completion)
+	if item == nil || othersAwaited(item.History, completion.ID) || !r.takeTurnSlot() {
+		return false, nil
+	}
+	defer func() { <-r.turnSlots }()
+	in, ok := prepareTurn(item, time.Now())
+	if !ok {
+		return false, nil
+	}
+	in.stepTimeout = r.opts.StepTimeout
+	in.local = &localRunner{
+		has: r.hasActivity,
+		run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
+			return provider.WorkItem{}, errCachedTurnDeclined
+		},
+	}
+	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	if err != nil {
+		return false, nil
+	}
+	err = r.commitLeasing(ack, func(leased []int) ([]*provider.WorkItemLease, error) {
+		return c.CommitCachedTurn(ctx, lease.LockToken, item, ack, leased, r.opts.ActivityLockTimeout)
+	})
+	switch {
+	case errors.Is(err, provider.ErrStale):
+		return false, nil
+	case err == nil:
+		r.ndStreak(item.Instance, false)
+	}
+	return true, err
+}
+
+// othersAwaited reports whether the history awaits an activity or child
+// other than id: their answers arrive about now, and each cached turn but
+// the first to commit would be stale.
+func othersAwaited(history []provider.Event, id int64) bool {
+	open := 0
+	for _, ev := range history {
+		switch {
+		case ev.Kind == provider.EventActivityScheduled || ev.Kind == provider.EventSubOrchestrationScheduled:
+			if ev.ID != id {
+				open++
+			}
+		case ev.SourceID != 0 && ev.SourceID != id && (ev.Kind == provider.EventActivityCompleted ||
+			ev.Kind == provider.EventActivityFailed || ev.Kind == provider.EventSubOrchestrationCompleted ||
+			ev.Kind == provider.EventSubOrchestrationFailed):
+			open--
+		}
+	}
+	return open > 0
+}
+
+// takeTurnSlot takes a turn slot, waiting for one while no more turns than
+// there are slots wait (as continued turns do, see reportActivity); false
+// when it took none.
+func (r *Runtime) takeTurnSlot() bool {
+	if tryAcquire(r.turnSlots, 1) == 1 {
+		return true
+	}
+	if r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
+		r.waitingTurns.Add(-1)
+		return false
+	}
+	r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown
+	r.waitingTurns.Add(-1)
+	return true
+}
