@@ -18,8 +18,7 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // transaction (provider.CachedTurnCommitter): in a sequence of activities,
 // one commit per step, no lock taken first. done is false when nothing was
 // written: the store holds no such history, other answers are awaited (their
-// acks would race this one), too many turns wait for a slot already (as in
-// reportActivity), the turn did not simply
+// acks would race this one), the turn did not simply
 // run (a failure, a local activity), or the instance changed meanwhile; the
 // caller then acks as usual, which runs the turn again from the store. An
 // error (done) is the ack's: the activity lease lost, or the store failing.
@@ -29,9 +28,12 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.Work
 		return false, nil
 	}
 	item := c.CachedTurn(completion.Instance, completion.ExecutionID, *completion)
-	if item == nil || othersAwaited(item.History, completion.ID) || !r.takeTurnSlot() {
+	if item == nil || othersAwaited(item.History, completion.ID) {
 		return false, nil
 	}
+	// Waiting for a slot holds no instance lock, only this activity's slot
+	// and lease: turns are short, and a slot frees soon, even at shutdown.
+	r.turnSlots <- struct{}{}
 	defer func() { <-r.turnSlots }()
 	in, ok := prepareTurn(item, time.Now())
 	if !ok {
@@ -78,20 +80,4 @@ func othersAwaited(history []provider.Event, id int64) bool {
 		}
 	}
 	return open > 0
-}
-
-// takeTurnSlot takes a turn slot, waiting for one while no more turns than
-// there are slots wait (as continued turns do, see reportActivity); false
-// when it took none.
-func (r *Runtime) takeTurnSlot() bool {
-	if tryAcquire(r.turnSlots, 1) == 1 {
-		return true
-	}
-	if r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
-		r.waitingTurns.Add(-1)
-		return false
-	}
-	r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown
-	r.waitingTurns.Add(-1)
-	return true
 }

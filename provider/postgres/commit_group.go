@@ -48,15 +48,19 @@ type statements struct {
 }
 
 // commitWork is what one caller commits. A batch runs, in this order: one
-// call for all its activity acks, every caller's statements, one call for
+// call for all its activity acks, one for all its claims of cached turns,
+// every caller's statements, one call for
 // all its turn acks (turn_ack.go), one call for all its fetches of
 // instances' next turns. A statement's fixed cost is most of what a small
 // ack costs, so each call does its part for the whole batch.
 type commitWork struct {
 	workAck *workAck
-	before  statements
-	ack     *turnAck
-	fetch   *instanceFetch
+	// claim locks the instance of a turn built from the history cache, for
+	// ack (cached_turn.go).
+	claim  *cachedClaim
+	before statements
+	ack    *turnAck
+	fetch  *instanceFetch
 	// dueTimers are fetches of instances whose timers fell due: a poller's,
 	// sharing the batch's call with the continuations (lockReadyInstances).
 	dueTimers []*instanceFetch
@@ -256,6 +260,9 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 		if w := req.work.workAck; w != nil {
 			calls.workAcks = append(calls.workAcks, w)
 		}
+		if c := req.work.claim; c != nil {
+			calls.claims = append(calls.claims, c)
+		}
 		if a := req.work.ack; a != nil {
 			calls.acks = append(calls.acks, a)
 		}
@@ -266,6 +273,9 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 	}
 	if len(calls.workAcks) > 0 {
 		queueWorkAcks(b, calls.workAcks)
+	}
+	if len(calls.claims) > 0 {
+		queueCachedClaims(b, calls.claims)
 	}
 	for _, req := range reqs {
 		if req.work.before.queue != nil {
@@ -284,6 +294,7 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 // batchCalls are the parts of a batch's work sent as one call each.
 type batchCalls struct {
 	workAcks []*workAck
+	claims   []*cachedClaim
 	acks     []*turnAck
 	fetches  []*instanceFetch
 }
@@ -292,6 +303,11 @@ type batchCalls struct {
 func readWork(br pgx.BatchResults, reqs []*commitRequest, calls batchCalls) error {
 	if len(calls.workAcks) > 0 {
 		if err := readWorkAcks(br); err != nil {
+			return err
+		}
+	}
+	if len(calls.claims) > 0 {
+		if _, err := br.Exec(); err != nil {
 			return err
 		}
 	}

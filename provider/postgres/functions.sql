@@ -6,9 +6,9 @@
 --
 -- Objects are found through search_path: every connection of the provider
 -- sets it to the provider's schema. Functions keep every contract operation
--- to one round trip; they raise SQLSTATE DX001..DX007 for the contract's
+-- to one round trip; they raise SQLSTATE DX001..DX008 for the contract's
 -- errors (lock not held, duplicate event, invalid argument, not found,
--- running, ended, refused first turn). They never NOTIFY: the provider does,
+-- running, ended, refused first turn, stale cached turn). They never NOTIFY: the provider does,
 -- after commit (see notify.go). Functions whose statements all look rows up
 -- by key use plan_cache_mode = force_generic_plan: PostgreSQL re-plans a
 -- parameterised statement until a generic plan looks cheap enough, which for
@@ -773,6 +773,60 @@ BEGIN
     IF EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = p_instance)
        OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance) THEN
         RAISE EXCEPTION 'instance % exists or has messages queued', p_instance USING ERRCODE = 'DX007';
+    END IF;
+END $$;
+
+-- Turns built from a cached history (provider.CachedTurnCommitter), a
+-- commit batch's in one call: each takes the lock a fetch would take, under
+-- the caller's token, so that the ack of the same transaction commits it,
+-- when no live lock holds its instance, no message of it is visible, and it
+-- is still the incarnation, execution and last event the turn was built
+-- from. Otherwise this raises DX008 (stale). Like a fetch it holds the
+-- instance's advisory lock and never waits for a lock row another
+-- transaction holds.
+CREATE FUNCTION dx_claim_cached_turns(p_instances TEXT[], p_tokens TEXT[], p_lock_ms BIGINT,
+    p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[]) RETURNS VOID
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    v_now      TIMESTAMPTZ := now();
+    v_until    TIMESTAMPTZ;
+    v_instance TEXT;
+    v_stale    TEXT;
+BEGIN
+    FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
+        v_instance := p_instances[v_k];
+        IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance)) THEN
+            RAISE EXCEPTION 'instance % is being locked', v_instance USING ERRCODE = 'DX008';
+        END IF;
+        SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            IF v_until > v_now THEN
+                RAISE EXCEPTION 'instance % is locked', v_instance USING ERRCODE = 'DX008';
+            END IF;
+            UPDATE instance_locks l SET lock_token = p_tokens[v_k],
+                locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
+            WHERE l.instance_id = v_instance;
+        ELSIF EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance) THEN
+            RAISE EXCEPTION 'instance % is being unlocked', v_instance USING ERRCODE = 'DX008';
+        ELSE
+            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+            VALUES (v_instance, p_tokens[v_k], v_now + p_lock_ms * interval '1 millisecond', v_now)
+            ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'instance % is being locked', v_instance USING ERRCODE = 'DX008';
+            END IF;
+        END IF;
+    END LOOP;
+    SELECT u.inst INTO v_stale
+    FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) AS u(inst, inc, ex, last)
+    WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = u.inst
+                      AND i.incarnation = u.inc AND i.current_execution_id = u.ex)
+       OR (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
+          IS DISTINCT FROM u.last
+       OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now)
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'instance % changed or has messages waiting', v_stale USING ERRCODE = 'DX008';
     END IF;
 END $$;
 

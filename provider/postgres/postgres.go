@@ -205,7 +205,8 @@ func (p *Provider) signal(k channelKind) *wake.Signal {
 }
 
 // classify maps database errors to provider errors. The SQL functions raise
-// SQLSTATE DX001..DX005 for the contract's own errors.
+// SQLSTATE DX001..DX008 for the contract's own errors (DX007, a refused
+// first turn, is read where it is raised).
 func classify(op, instance string, err error) error {
 	if err == nil {
 		return nil
@@ -231,6 +232,8 @@ func classify(op, instance string, err error) error {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceRunning, cause))
 		case "DX006":
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceFinished, cause))
+		case "DX008":
+			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrStale, cause))
 		case "40001", "40P01", "55P03", "57014":
 			return provider.Retryable(op, instance, err)
 		}
