@@ -72,6 +72,7 @@ func Groups() []Group {
 		{"InstanceFetch", instanceFetchCases()},
 		{"Shortcuts", shortcutCases()},
 		{"HistoryReads", historyReadCases()},
+		{"CachedTurns", cachedTurnCases()},
 	}
 }
 
