@@ -27,6 +27,10 @@ type OrchestrationItem struct {
 	// CustomStatus is the instance's custom status (nil when unset).
 	CustomStatus        *string
 	CustomStatusVersion int64
+	// Cached marks a turn built from a provider's cached history rather than
+	// fetched (FetchOrchestrationItemsCached): no lock holds its instance,
+	// and it commits only with CommitCachedTurn (see CachedTurnCommitter).
+	Cached bool
 	// DecodeError is set when a stored event or message could not be decoded.
 	// The lock is held and AttemptCount counts, so the runtime can abandon the
 	// item with backoff and poison it at the limit instead of crash-looping.

@@ -93,15 +93,33 @@ type CachedTurnCommitter interface {
 	// CommitCachedTurn. nil when no such history is held.
 	CachedTurn(instance string, execution int64, msg WorkItem) *OrchestrationItem
 	// CommitCachedTurn acks the activity leased under workToken, whose
-	// completion is turn's message, without queuing the completion, and
-	// commits ack, turn's ack, with the worker items at the positions in
+	// completion is turn's message, without queuing the completion (or, with
+	// an empty workToken, deletes turn's message, a timer that turn was
+	// fetched for by FetchOrchestrationItemsCached), and commits ack, turn's ack, with the worker items at the positions in
 	// lease leased to the caller for activityLockTimeout as
 	// AckOrchestrationItemLeasing does, in one transaction, when no live lock
 	// holds the instance, no message of it is visible and its history is
 	// still the one turn was built from (same life, execution and last
-	// event). Otherwise it writes nothing and returns ErrStale: the caller
-	// acks the activity as usual. ErrLockNotHeld when the activity's lease
-	// is lost. On error nothing is committed.
+	// event), and no other message of it is visible. Otherwise it writes
+	// nothing and returns ErrStale: the caller acks the activity as usual
+	// (or fetches the timer's instance). ErrLockNotHeld when the activity's
+	// lease is lost. On error nothing is committed.
 	CommitCachedTurn(ctx context.Context, workToken string, turn *OrchestrationItem, ack OrchestrationAck, lease []int,
 		activityLockTimeout time.Duration) ([]*WorkItemLease, error)
+}
+
+// CachedTimerFetcher is implemented by providers that, besides caching
+// histories (CachedTurnCommitter), know the timers their own acks queued:
+// when those fall due, their turns are built from the cache rather than
+// locked and read, and each commits in one transaction with the deletion of
+// its timer's message.
+type CachedTimerFetcher interface {
+	CachedTurnCommitter
+	// FetchOrchestrationItemsCached is FetchOrchestrationItems that may also
+	// return, for timers this process's acks queued and that fell due, turns
+	// built from the cached history: Cached set, not locked, the timer their
+	// only message. Such a turn commits with CommitCachedTurn and an empty
+	// work token; when that is stale, the timer is still queued, for
+	// FetchInstanceItem or any fetch.
+	FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*OrchestrationItem, error)
 }

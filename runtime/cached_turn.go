@@ -35,6 +35,15 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.Work
 	// and lease: turns are short, and a slot frees soon, even at shutdown.
 	r.turnSlots <- struct{}{}
 	defer func() { <-r.turnSlots }()
+	return r.runCached(ctx, c, item, lease.LockToken)
+}
+
+// runCached runs a turn built from the store's cache and commits it with
+// CommitCachedTurn: with workToken, the activity's ack; without, the
+// deletion of the timer the turn delivers. done is false when nothing was
+// written: the turn did not simply run (a failure, a local activity), or
+// the instance changed meanwhile.
+func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string) (done bool, err error) {
 	in, ok := prepareTurn(item, time.Now())
 	if !ok {
 		return false, nil
@@ -51,7 +60,7 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.Work
 		return false, nil
 	}
 	err = r.commitLeasing(ack, func(leased []int) ([]*provider.WorkItemLease, error) {
-		return c.CommitCachedTurn(ctx, lease.LockToken, item, ack, leased, r.opts.ActivityLockTimeout)
+		return c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
 	})
 	switch {
 	case errors.Is(err, provider.ErrStale):
@@ -60,6 +69,31 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.Work
 		r.ndStreak(item.Instance, false)
 	}
 	return true, err
+}
+
+// runCachedTimerTurn runs a timer's turn that a fetch built from the
+// store's cache (provider.CachedTimerFetcher), in the caller's slot. When it
+// does not commit, the timer is still queued: the instance is fetched by
+// name and its turn runs as any fetched one, or, when it cannot be locked
+// now, a dispatcher's fetch takes it later.
+func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem) {
+	done, err := r.runCached(ctx, c, item, "")
+	if done && err == nil {
+		return
+	}
+	if err != nil {
+		r.opts.Logger.Warn("commit of a timer's turn failed; fetching the instance", "instance", item.Instance, "error", err)
+	}
+	f, ok := r.p.(provider.InstanceFetcher)
+	if !ok {
+		return
+	}
+	next, err := f.FetchInstanceItem(ctx, item.Instance, r.opts.OrchestrationLockTimeout)
+	if err != nil {
+		r.opts.Logger.Warn("fetch of a timer's instance failed; a dispatcher will take it", "instance", item.Instance, "error", err)
+		return
+	}
+	r.runOrchestrationItem(ctx, next)
 }
 
 // othersAwaited reports whether the history awaits an activity or child

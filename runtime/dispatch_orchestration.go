@@ -21,7 +21,7 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 			return
 		}
 		reconnected := r.reconnected()
-		items, err := r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+		items, err := r.fetchTurns(ctx, n)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -40,10 +40,23 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 			slots <- struct{}{}
 			r.loops.Go(func() {
 				defer func() { <-slots }()
+				if c, ok := r.p.(provider.CachedTurnCommitter); ok && item.Cached {
+					r.runCachedTimerTurn(context.WithoutCancel(ctx), c, item)
+					return
+				}
 				r.runOrchestrationItem(context.WithoutCancel(ctx), item)
 			})
 		}
 	}
+}
+
+// fetchTurns fetches up to n turns: with a store that builds the turns of
+// its due timers from its cache (provider.CachedTimerFetcher), those too.
+func (r *Runtime) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
+	if f, ok := r.p.(provider.CachedTimerFetcher); ok {
+		return f.FetchOrchestrationItemsCached(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+	}
+	return r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
 }
 
 // waitForFreeSlots waits until a slot is free and returns how many are free,

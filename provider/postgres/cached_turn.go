@@ -26,12 +26,14 @@ func (p *Provider) CachedTurn(instance string, execution int64, msg provider.Wor
 func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
-	if workToken == "" {
+	incarnation, execution, lastEvent, queued, ok := histcache.ParseTurnToken(turn.LockToken)
+	switch {
+	case !ok:
+		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
+	case workToken == "" && queued == "":
 		return nil, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	}
-	incarnation, execution, lastEvent, ok := histcache.ParseTurnToken(turn.LockToken)
-	if !ok {
-		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn")
+	case workToken != "" && queued != "":
+		return nil, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
 	}
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
 		return nil, err
@@ -46,7 +48,13 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: activityLockTimeout.Milliseconds(),
 		incarnation: incarnation, execution: execution, lastEvent: lastEvent}
 	acked := &turnAck{token: claim.token, enc: enc, lease: lease, leaseFor: activityLockTimeout}
-	if err := p.commit(ctx, commitWork{workAck: &workAck{token: workToken}, claim: claim, ack: acked}); err != nil {
+	work := commitWork{claim: claim, ack: acked}
+	if queued != "" {
+		claim.queued = &queued
+	} else {
+		work.workAck = &workAck{token: workToken}
+	}
+	if err := p.commit(ctx, work); err != nil {
 		return nil, classify(op, turn.Instance, err)
 	}
 	got := leasesOf(acked.res, ack, lease)
@@ -59,17 +67,21 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 type cachedClaim struct {
 	instance, token                           string
 	lockMs, incarnation, execution, lastEvent int64
+	// queued is the timer message the turn consumes, in stored form; nil
+	// for an activity's turn (its item is acked by the batch's workAck).
+	queued *string
 }
 
 func queueCachedClaims(b *pgx.Batch, claims []*cachedClaim) {
 	n := len(claims)
 	instances, tokens := make([]string, n), make([]string, n)
 	incarnations, executions, lastEvents := make([]int64, n), make([]int64, n), make([]int64, n)
+	queued := make([]*string, n)
 	var lockMs int64
 	for i, c := range claims {
-		instances[i], tokens[i] = c.instance, c.token
+		instances[i], tokens[i], queued[i] = c.instance, c.token, c.queued
 		incarnations[i], executions[i], lastEvents[i] = c.incarnation, c.execution, c.lastEvent
 		lockMs = max(lockMs, c.lockMs)
 	}
-	b.Queue(`SELECT dx_claim_cached_turns($1, $2, $3, $4, $5, $6)`, instances, tokens, lockMs, incarnations, executions, lastEvents)
+	b.Queue(`SELECT dx_claim_cached_turns($1, $2, $3, $4, $5, $6, $7)`, instances, tokens, lockMs, incarnations, executions, lastEvents, queued)
 }

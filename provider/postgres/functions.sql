@@ -777,15 +777,17 @@ BEGIN
 END $$;
 
 -- Turns built from a cached history (provider.CachedTurnCommitter), a
--- commit batch's in one call: each takes the lock a fetch would take, under
--- the caller's token, so that the ack of the same transaction commits it,
--- when no live lock holds its instance, no message of it is visible, and it
--- is still the incarnation, execution and last event the turn was built
--- from. Otherwise this raises DX008 (stale). Like a fetch it holds the
--- instance's advisory lock and never waits for a lock row another
+-- commit batch's in one call: each deletes the timer message it consumes
+-- (p_queued, in stored form; NULL for an activity's turn, whose item the
+-- batch's dx_ack_work_items deletes) and takes the lock a fetch would take,
+-- under the caller's token, so that the ack of the same transaction commits
+-- it, when no live lock holds its instance, no other message of it is
+-- visible, and it is still the incarnation, execution and last event the
+-- turn was built from. Otherwise this raises DX008 (stale). Like a fetch it
+-- holds the instance's advisory lock and never waits for a lock row another
 -- transaction holds.
 CREATE FUNCTION dx_claim_cached_turns(p_instances TEXT[], p_tokens TEXT[], p_lock_ms BIGINT,
-    p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[]) RETURNS VOID
+    p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[], p_queued TEXT[]) RETURNS VOID
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     v_now      TIMESTAMPTZ := now();
@@ -797,6 +799,16 @@ BEGIN
         v_instance := p_instances[v_k];
         IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance)) THEN
             RAISE EXCEPTION 'instance % is being locked', v_instance USING ERRCODE = 'DX008';
+        END IF;
+        IF p_queued[v_k] IS NOT NULL THEN
+            DELETE FROM orchestrator_queue q WHERE q.id = (
+                SELECT q2.id FROM orchestrator_queue q2
+                WHERE q2.instance_id = v_instance AND q2.visible_at <= v_now AND q2.lock_token IS NULL
+                  AND q2.work_item = p_queued[v_k]
+                LIMIT 1 FOR UPDATE SKIP LOCKED);
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'the timer of instance % was taken, or is not due', v_instance USING ERRCODE = 'DX008';
+            END IF;
         END IF;
         SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
         IF FOUND THEN

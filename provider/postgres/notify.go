@@ -73,8 +73,8 @@ func (p *Provider) noteTimers(work commitWork) {
 	if work.ack == nil {
 		return
 	}
-	if later := work.ack.enc.LaterTimer(time.Now().UnixMilli()); !later.IsZero() {
-		p.timersDue.Note(work.ack.res.instance, later)
+	if timer, ok := work.ack.enc.LaterTimerItem(time.Now().UnixMilli()); ok {
+		p.timersDue.NoteTimer(work.ack.res.instance, time.UnixMilli(timer.Item.FireAt), timer.Data)
 		p.announceRemote(orchestratorChannel)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // FetchOrchestrationItem implements provider.Provider.
 func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout)
+	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout, false)
 	if err != nil || len(items) == 0 {
 		return nil, err
 	}
@@ -29,10 +29,21 @@ func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTim
 	if max < 1 {
 		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
 	}
-	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout)
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, false)
 }
 
-func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+// FetchOrchestrationItemsCached implements provider.CachedTimerFetcher.
+func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
+	}
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, true)
+}
+
+// fetchOrchestration long-polls for ready turns. With cached, the turns of
+// timers this provider queued and that fell due are built from the history
+// cache where it can (provider.CachedTimerFetcher), without a round trip.
+func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
@@ -43,7 +54,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		var err error
 		var nextDue time.Time
-		items, nextDue, err = p.lockReadyInstances(ctx, max, lockTimeout)
+		items, nextDue, err = p.lockReadyInstances(ctx, max, lockTimeout, cached)
 		return len(items) > 0, nextDue, classify(op, "", err)
 	})
 	return items, err
@@ -60,11 +71,18 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 // (wake.ScanGate), so timers never starve other work; it also finds a timer
 // not taken by name (another process took its turn, or the store's clock is
 // behind).
-func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, time.Time, error) {
+func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, time.Time, error) {
 	if !p.scanGate.Owed() {
-		if due := p.timersDue.Ready(time.Now(), max); len(due) > 0 {
-			items, err := p.fetchDue(ctx, due, lockTimeout)
-			if err != nil || len(items) > 0 {
+		turns, byName := p.dueTimerTurns(max, cached)
+		if len(byName) == 0 && len(turns) > 0 {
+			return turns, time.Time{}, nil
+		}
+		if len(byName) > 0 {
+			items, err := p.fetchDue(ctx, byName, lockTimeout)
+			if err != nil && len(turns) > 0 {
+				return turns, time.Time{}, nil // the timers not taken are found by a look for ready work
+			}
+			if items = append(turns, items...); err != nil || len(items) > 0 {
 				return items, time.Time{}, err
 			}
 		}
@@ -74,6 +92,22 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 		return nil, time.Time{}, err
 	}
 	return p.readTurns(rows, nil, nil)
+}
+
+// dueTimerTurns takes up to max of the timers this provider queued that fell
+// due: with cached, as turns built from the history cache where it holds
+// them; the others' instances are returned by name, to fetch.
+func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.OrchestrationItem, byName []string) {
+	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
+		if cached {
+			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
+				turns = append(turns, turn)
+				continue
+			}
+		}
+		byName = append(byName, t.Instance)
+	}
+	return turns, byName
 }
 
 // readTurns reads the rows of a fetch that committed on its own: the turns,

@@ -96,7 +96,9 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		return nil, err
 	}
 	p.hist.Acked(instance, created, incarnation, enc)
-	p.timersDue.Note(instance, enc.LaterTimer(ackedAt))
+	if timer, ok := enc.LaterTimerItem(ackedAt); ok {
+		p.timersDue.NoteTimer(instance, time.UnixMilli(timer.Item.FireAt), timer.Data)
+	}
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}

@@ -14,7 +14,7 @@ import (
 
 // FetchOrchestrationItem implements provider.Provider.
 func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout)
+	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout, false)
 	if err != nil || len(items) == 0 {
 		return nil, err
 	}
@@ -26,32 +26,68 @@ func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTim
 	if max < 1 {
 		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
 	}
-	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout)
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, false)
 }
 
-func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+// FetchOrchestrationItemsCached implements provider.CachedTimerFetcher.
+func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
+	}
+	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, true)
+}
+
+// fetchOrchestration long-polls for ready turns. With cached, the turns of
+// timers this provider queued and that fell due are built from the history
+// cache where it can (provider.CachedTimerFetcher), without a transaction.
+func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
 	var items []*provider.OrchestrationItem
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
-		if !p.orchestrationReady(ctx) {
+		var due []string
+		if !p.scanGate.Owed() {
+			items, due = p.dueTimerTurns(max, cached)
+			if len(items) > 0 && len(due) == 0 {
+				return true, time.Time{}, nil
+			}
+		}
+		if len(due) == 0 && !p.orchestrationReady(ctx) {
 			return false, p.nextDue(ctx), nil
 		}
+		cachedTurns := items
 		var err error
-		items, err = p.lockReadyInstances(ctx, op, max, lockTimeout)
+		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due)
 		if err == nil {
 			err = p.loadHistories(ctx, op, items...)
 		}
 		if err != nil {
 			items = nil
 		}
+		items = append(cachedTurns, items...)
 		if err != nil || len(items) > 0 {
 			return len(items) > 0, time.Time{}, err
 		}
 		return false, p.nextDue(ctx), nil
 	})
 	return items, err
+}
+
+// dueTimerTurns takes up to max of the timers this provider queued that fell
+// due: with cached, as turns built from the history cache where it holds
+// them; the others' instances are returned by name, to lock.
+func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.OrchestrationItem, byName []string) {
+	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
+		if cached {
+			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
+				turns = append(turns, turn)
+				continue
+			}
+		}
+		byName = append(byName, t.Instance)
+	}
+	return turns, byName
 }
 
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
@@ -65,18 +101,18 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 	return time.UnixMilli(due.Int64)
 }
 
-// lockReadyInstances locks up to max ready instances' turns. Instances whose
-// timers, queued by this provider's acks, fell due are tried by name first
-// (their histories are mostly cached); the scan for ready work fills the
-// rest, and finds a timer not taken that way (another process took its
-// turn). The scan alone runs whenever work was announced since the last
-// scan, or a poll interval passed (wake.ScanGate), so timers never starve
-// other work.
-func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
+// lockReadyInstances locks up to max ready instances' turns. The instances
+// in due, whose timers queued by this provider's acks fell due, are tried by
+// name first (their histories are mostly cached); the scan for ready work
+// fills the rest, and finds a timer not taken that way (another process
+// took its turn). The fetch takes timers by name (dueTimerTurns) only while
+// no look for other work is owed: the scan alone runs whenever work was
+// announced since the last scan, or a poll interval passed (wake.ScanGate),
+// so timers never starve other work.
+func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration, due []string) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
-	var due []string
-	if !p.scanGate.Owed() {
-		due = p.timersDue.Ready(time.Now(), max)
+	if max < 1 {
+		return nil, nil
 	}
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]

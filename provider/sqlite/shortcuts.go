@@ -229,29 +229,28 @@ func (p *Provider) CachedTurn(instance string, execution int64, msg provider.Wor
 }
 
 // CommitCachedTurn implements provider.CachedTurnCommitter: the
-// transaction deletes the activity's item, locks the instance under a token
-// of our own when it is unchanged, and acks the turn under that token.
+// transaction deletes the activity's item (or the timer's message), locks
+// the instance under a token of our own when it is unchanged, and acks the
+// turn under that token.
 func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
-	if workToken == "" {
+	incarnation, execution, lastEvent, queued, ok := histcache.ParseTurnToken(turn.LockToken)
+	switch {
+	case !ok:
+		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
+	case workToken == "" && queued == "":
 		return nil, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	}
-	incarnation, execution, lastEvent, ok := histcache.ParseTurnToken(turn.LockToken)
-	if !ok {
-		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn")
+	case workToken != "" && queued != "":
+		return nil, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
 	}
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
 		return nil, err
 	}
 	token := newToken()
 	claim := func(tx *txn, now int64) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
-		if err != nil {
-			return fmt.Errorf("delete work item: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return encode.LockNotHeld(op, turn.Instance, "activity lock token is unknown, expired, or its item was cancelled")
+		if err := consumeMessage(ctx, tx, op, turn.Instance, workToken, queued, now); err != nil {
+			return err
 		}
 		took, err := takeInstanceLock(ctx, tx, turn.Instance, token, now, now+activityLockTimeout.Milliseconds())
 		switch {
@@ -267,6 +266,32 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 		return nil, err
 	}
 	return leases, nil
+}
+
+// consumeMessage deletes a cached turn's message: the activity item leased
+// under workToken, or else the visible, untaken timer message stored as
+// queued.
+func consumeMessage(ctx context.Context, tx *txn, op, instance, workToken, queued string, now int64) error {
+	if workToken == "" {
+		res, err := tx.ExecContext(ctx, `
+			DELETE FROM orchestrator_queue WHERE id = (SELECT id FROM orchestrator_queue
+				WHERE instance_id = ? AND visible_at <= ? AND lock_token IS NULL AND work_item = ? LIMIT 1)`, instance, now, queued)
+		if err != nil {
+			return fmt.Errorf("delete timer message: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return encode.Stale(op, instance, "the timer was taken, or is not due")
+		}
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
+	if err != nil {
+		return fmt.Errorf("delete work item: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return encode.LockNotHeld(op, instance, "activity lock token is unknown, expired, or its item was cancelled")
+	}
+	return nil
 }
 
 // checkUnchanged returns ErrStale unless the instance is still the

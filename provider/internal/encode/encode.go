@@ -203,7 +203,7 @@ func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []
 // WakesOthers reports whether the ack queues an orchestrator message that a
 // turn of instance continued in the same commit does not take: one for
 // another instance, or a timer already due at nowMs. Timers due later wake
-// nobody: the provider notes their due time (LaterTimer) for its sleeping
+// nobody: the provider notes their due time (LaterTimerItem) for its sleeping
 // fetchers.
 func (a Ack) WakesOthers(instance string, nowMs int64) bool {
 	for _, it := range a.OrchItems {
@@ -225,17 +225,17 @@ func (a Ack) WakesAny(nowMs int64) bool {
 	return false
 }
 
-// LaterTimer returns when the earliest timer the ack queues that is not due
-// at nowMs becomes due; zero when there is none.
-func (a Ack) LaterTimer(nowMs int64) time.Time {
-	var at int64
-	for _, it := range a.OrchItems {
-		if it.Item.Kind == provider.WorkTimerFired && it.Item.FireAt > nowMs && (at == 0 || it.Item.FireAt < at) {
-			at = it.Item.FireAt
+// LaterTimerItem returns the earliest timer the ack queues that is not due
+// at nowMs, with its stored form; ok is false when there is none.
+func (a Ack) LaterTimerItem(nowMs int64) (Item, bool) {
+	var at *Item
+	for i, it := range a.OrchItems {
+		if it.Item.Kind == provider.WorkTimerFired && it.Item.FireAt > nowMs && (at == nil || it.Item.FireAt < at.Item.FireAt) {
+			at = &a.OrchItems[i]
 		}
 	}
-	if at == 0 {
-		return time.Time{}
+	if at == nil {
+		return Item{}, false
 	}
-	return time.UnixMilli(at)
+	return *at, true
 }

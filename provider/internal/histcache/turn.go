@@ -3,6 +3,8 @@ package histcache
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -27,8 +29,29 @@ func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *p
 		Instance: instance, OrchestrationName: first.Name, Version: first.Version, ExecutionID: execution,
 		Status: provider.StatusRunning, Exists: true, ParentInstance: first.ParentInstance,
 		History: slices.Clip(e.events), Messages: []provider.WorkItem{msg}, AttemptCount: 1, CustomStatus: e.custom,
-		LockToken: TurnToken(e.incarnation, execution, last.ID),
+		LockToken: TurnToken(e.incarnation, execution, last.ID, ""),
 	}
+}
+
+// TimerTurn is Turn for a timer the provider's ack queued, given in its
+// stored form: the turn consumes that message (Cached set). nil when the
+// cache cannot build it or the form does not decode.
+func (c *Cache) TimerTurn(instance, stored string) *provider.OrchestrationItem {
+	if stored == "" {
+		return nil
+	}
+	msg, err := provider.DecodeWorkItem(stored)
+	if err != nil || msg.Kind != provider.WorkTimerFired || msg.Instance != instance {
+		return nil
+	}
+	turn := c.Turn(instance, msg.ExecutionID, msg)
+	if turn == nil {
+		return nil
+	}
+	incarnation, execution, last, _, _ := ParseTurnToken(turn.LockToken)
+	turn.LockToken = TurnToken(incarnation, execution, last, stored)
+	turn.Cached = true
+	return turn
 }
 
 func ends(k provider.EventKind) bool {
@@ -42,13 +65,24 @@ func ends(k provider.EventKind) bool {
 
 // TurnToken names the state of an instance a cached turn was built from: the
 // incarnation, execution and last event ID the store must still hold for
-// the turn to commit.
-func TurnToken(incarnation, execution, lastEvent int64) string {
-	return fmt.Sprintf("cached:%d:%d:%d", incarnation, execution, lastEvent)
+// the turn to commit, and the stored form of the queued message the turn
+// consumes (empty: the message was never queued, an activity's result).
+func TurnToken(incarnation, execution, lastEvent int64, queued string) string {
+	return fmt.Sprintf("cached:%d:%d:%d:%s", incarnation, execution, lastEvent, queued)
 }
 
 // ParseTurnToken reads what TurnToken wrote; ok is false for any other token.
-func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, ok bool) {
-	n, err := fmt.Sscanf(token, "cached:%d:%d:%d", &incarnation, &execution, &lastEvent)
-	return incarnation, execution, lastEvent, err == nil && n == 3 && incarnation != 0
+func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, queued string, ok bool) {
+	parts := strings.SplitN(token, ":", 5)
+	if len(parts) != 5 || parts[0] != "cached" {
+		return 0, 0, 0, "", false
+	}
+	var err [3]error
+	incarnation, err[0] = strconv.ParseInt(parts[1], 10, 64)
+	execution, err[1] = strconv.ParseInt(parts[2], 10, 64)
+	lastEvent, err[2] = strconv.ParseInt(parts[3], 10, 64)
+	if err[0] != nil || err[1] != nil || err[2] != nil || incarnation == 0 {
+		return 0, 0, 0, "", false
+	}
+	return incarnation, execution, lastEvent, parts[4], true
 }

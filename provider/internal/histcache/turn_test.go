@@ -43,8 +43,8 @@ func TestTurnNeedsTheCustomStatus(t *testing.T) {
 		len(turn.History) != 2 || len(turn.Messages) != 1 || turn.Status != provider.StatusRunning || !turn.Exists {
 		t.Fatalf("turn %+v", turn)
 	}
-	if inc, ex, last, ok := ParseTurnToken(turn.LockToken); !ok || inc != 7 || ex != 1 || last != 2 {
-		t.Fatalf("token %q: %d %d %d %v", turn.LockToken, inc, ex, last, ok)
+	if inc, ex, last, queued, ok := ParseTurnToken(turn.LockToken); !ok || inc != 7 || ex != 1 || last != 2 || queued != "" {
+		t.Fatalf("token %q: %d %d %d %q %v", turn.LockToken, inc, ex, last, queued, ok)
 	}
 
 	c.Acked("a", false, 0, ackOf(t, 1, &provider.CustomStatusUpdate{Clear: true}, provider.Event{ID: 3, Kind: provider.EventActivityCompleted, SourceID: 2}))
@@ -66,8 +66,8 @@ func TestTurnNeedsTheCustomStatus(t *testing.T) {
 }
 
 func TestParseTurnTokenRefusesOthers(t *testing.T) {
-	for _, token := range []string{"", "6f1c0d1e-1111-4222-8333-944445555666", "cached:0:1:2", "cached:1:2"} {
-		if _, _, _, ok := ParseTurnToken(token); ok {
+	for _, token := range []string{"", "6f1c0d1e-1111-4222-8333-944445555666", "cached:0:1:2:", "cached:1:2:3", "cached:1:x:3:"} {
+		if _, _, _, _, ok := ParseTurnToken(token); ok {
 			t.Fatalf("%q parsed as a cached turn's token", token)
 		}
 	}

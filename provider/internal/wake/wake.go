@@ -93,14 +93,18 @@ func NewDue() *Due { return &Due{sig: NewSignal()} }
 // Note records that instance has a timer due at t (instance may be empty:
 // only the time is known), waking sleepers to re-plan when t is earlier
 // than the earliest due time noted before (or that one passed).
-func (d *Due) Note(instance string, t time.Time) {
+func (d *Due) Note(instance string, t time.Time) { d.NoteTimer(instance, t, "") }
+
+// NoteTimer is Note that also keeps the timer's message in its stored form,
+// for ReadyTimers.
+func (d *Due) NoteTimer(instance string, t time.Time, item string) {
 	if d == nil || t.IsZero() {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if instance != "" && len(d.timers) < maxNotedTimers {
-		heap.Push(&d.timers, notedTimer{at: t, instance: instance})
+		heap.Push(&d.timers, DueTimer{at: t, Instance: instance, Item: item})
 	}
 	if d.at.After(time.Now()) && !t.Before(d.at) {
 		return
@@ -111,14 +115,23 @@ func (d *Due) Note(instance string, t time.Time) {
 
 // Ready removes and returns up to max instances whose noted timers are due at now.
 func (d *Due) Ready(now time.Time, max int) []string {
+	var out []string
+	for _, t := range d.ReadyTimers(now, max) {
+		out = append(out, t.Instance)
+	}
+	return out
+}
+
+// ReadyTimers removes and returns up to max noted timers due at now.
+func (d *Due) ReadyTimers(now time.Time, max int) []DueTimer {
 	if d == nil {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []string
+	var out []DueTimer
 	for len(out) < max && len(d.timers) > 0 && !d.timers[0].at.After(now) {
-		out = append(out, heap.Pop(&d.timers).(notedTimer).instance)
+		out = append(out, heap.Pop(&d.timers).(DueTimer))
 	}
 	return out
 }
@@ -132,20 +145,27 @@ func (d *Due) next() (time.Time, <-chan struct{}) {
 	replan := d.sig.C()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.at, replan
+	at := d.at
+	if len(d.timers) > 0 && (at.IsZero() || !at.After(time.Now()) || d.timers[0].at.Before(at)) {
+		at = d.timers[0].at
+	}
+	return at, replan
 }
 
-type notedTimer struct {
+// DueTimer is a noted timer: its instance and, when noted with NoteTimer,
+// its message in stored form.
+type DueTimer struct {
 	at       time.Time
-	instance string
+	Instance string
+	Item     string
 }
 
-type timerHeap []notedTimer
+type timerHeap []DueTimer
 
 func (h timerHeap) Len() int           { return len(h) }
 func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
 func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)        { *h = append(*h, x.(notedTimer)) }
+func (h *timerHeap) Push(x any)        { *h = append(*h, x.(DueTimer)) }
 func (h *timerHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]
