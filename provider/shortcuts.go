@@ -90,7 +90,10 @@ type CachedTurnCommitter interface {
 	// execution of instance, built from the history this process holds: all
 	// of it when the execution is still running, msg its only message,
 	// AttemptCount 1. It is not locked; its LockToken is only for
-	// CommitCachedTurn. nil when no such history is held.
+	// CommitCachedTurn. nil when no such history is held. msg is an
+	// activity's result, never queued, or a timer queued for the instance
+	// (as msg, byte for byte once stored): that turn is Cached and consumes
+	// the queued timer.
 	CachedTurn(instance string, execution int64, msg WorkItem) *OrchestrationItem
 	// CommitCachedTurn acks the activity leased under workToken, whose
 	// completion is turn's message, without queuing the completion (or, with

@@ -139,3 +139,122 @@ func TestStaleCachedTurnFallsBack(t *testing.T) {
 		}
 	})
 }
+
+// timerCacheStore is a cachedStore on an unfetchedDirectStore whose
+// cached fetches hand out only the turns a test gives it (handOut): turns
+// run only when a start commits one, an activity completes, or the runtime
+// gets a cached timer turn and commits it or falls back to fetching its
+// instance by name.
+type timerCacheStore struct {
+	cachedStore
+	handOut       chan *provider.OrchestrationItem
+	fetchedByName atomic.Int64
+}
+
+func newTimerCacheStore(store testStore) *timerCacheStore {
+	unfetched := unfetchedDirectStore{unfetchedStore{shortcutStore{&countingStore{testStore: store}}}}
+	return &timerCacheStore{cachedStore: cachedStore{unfetched, store, &cacheCounts{}}, handOut: make(chan *provider.OrchestrationItem, 1)}
+}
+
+func (s *timerCacheStore) FetchOrchestrationItemsCached(ctx context.Context, _ int, _, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+	select {
+	case item := <-s.handOut:
+		return []*provider.OrchestrationItem{item}, nil
+	case <-time.After(poll):
+	case <-ctx.Done():
+	}
+	return nil, nil
+}
+
+func (s *timerCacheStore) FetchInstanceItem(ctx context.Context, instance string, lock time.Duration) (*provider.OrchestrationItem, error) {
+	s.fetchedByName.Add(1)
+	return s.store.(provider.InstanceFetcher).FetchInstanceItem(ctx, instance, lock)
+}
+
+// dueTimerTurn waits until the timer instance's first turn created is due
+// and returns its turn, built from store's cache as the store's cached
+// fetch would build it.
+func dueTimerTurn(t *testing.T, store testStore, instance string) *provider.OrchestrationItem {
+	t.Helper()
+	history, err := store.ReadHistory(t.Context(), instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range history {
+		if ev.Kind != provider.EventTimerCreated {
+			continue
+		}
+		time.Sleep(time.Until(time.UnixMilli(ev.FireAt)) + 10*time.Millisecond)
+		timer := provider.WorkItem{Kind: provider.WorkTimerFired, Instance: instance, ExecutionID: 1, ID: ev.ID, FireAt: ev.FireAt}
+		turn := store.(provider.CachedTurnCommitter).CachedTurn(instance, 1, timer)
+		if turn == nil || !turn.Cached {
+			t.Fatalf("no cached turn of %s's timer: %+v", instance, turn)
+		}
+		return turn
+	}
+	t.Fatalf("%s created no timer: %+v", instance, history)
+	return nil
+}
+
+func registerNaps(reg *runtime.Registry) {
+	runtime.RegisterOrchestration(reg, "Nap", func(ctx *runtime.OrchestrationContext, _ int) (string, error) {
+		_, err := runtime.Await[struct{}](ctx.CreateTimer(200 * time.Millisecond))
+		return "rested", err
+	})
+	runtime.RegisterOrchestration(reg, "NapThenGo", func(ctx *runtime.OrchestrationContext, _ int) (int, error) {
+		if _, err := runtime.Await[struct{}](ctx.CreateTimer(200 * time.Millisecond)); err != nil {
+			return 0, err
+		}
+		return runtime.Await[int](ctx.WaitForEvent("go"))
+	})
+}
+
+// TestTimersFireFromTheCache: a timer's turn a cached fetch hands out
+// (provider.CachedTimerFetcher) runs and commits with the timer's deletion;
+// nothing is fetched.
+func TestTimersFireFromTheCache(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		s := newTimerCacheStore(store)
+		reg := runtime.NewRegistry()
+		registerNaps(reg)
+		client := startRuntime(t, s, reg, fastOptions()).Client()
+		if err := client.Start(t.Context(), "nap", "Nap", 0); err != nil {
+			t.Fatal(err)
+		}
+		s.handOut <- dueTimerTurn(t, store, "nap")
+		st := wait(t, client, "nap")
+		if st.Status != runtime.StatusCompleted || st.Output != `"rested"` {
+			t.Fatalf("nap: %s %q %v, want Completed \"rested\"", st.Status, st.Output, st.Failure)
+		}
+		if committed, stale, byName := s.counts.committed.Load(), s.counts.stale.Load(), s.fetchedByName.Load(); committed != 1 || stale != 0 || byName != 0 {
+			t.Fatalf("%d cached timer turns committed, %d stale, %d instances fetched by name; want 1, 0, 0", committed, stale, byName)
+		}
+	})
+}
+
+// TestStaleCachedTimerTurnFallsBack: an event queued before the timer's
+// cached turn commits makes it stale; the runtime fetches the instance by
+// name, and that turn takes the timer and the event.
+func TestStaleCachedTimerTurnFallsBack(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		s := newTimerCacheStore(store)
+		reg := runtime.NewRegistry()
+		registerNaps(reg)
+		client := startRuntime(t, s, reg, fastOptions()).Client()
+		if err := client.Start(t.Context(), "nap", "NapThenGo", 0); err != nil {
+			t.Fatal(err)
+		}
+		turn := dueTimerTurn(t, store, "nap")
+		if err := store.EnqueueForOrchestrator(t.Context(), provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "nap", Name: "go", Input: "7"}, 0); err != nil {
+			t.Fatal(err)
+		}
+		s.handOut <- turn
+		st := wait(t, client, "nap")
+		if st.Status != runtime.StatusCompleted || st.Output != "7" {
+			t.Fatalf("nap: %s %q %v, want Completed 7", st.Status, st.Output, st.Failure)
+		}
+		if stale, committed, byName := s.counts.stale.Load(), s.counts.committed.Load(), s.fetchedByName.Load(); stale != 1 || committed != 0 || byName != 1 {
+			t.Fatalf("%d cached timer turns stale, %d committed, %d instances fetched by name; want 1, 0, 1", stale, committed, byName)
+		}
+	})
+}

@@ -16,7 +16,7 @@ var _ provider.CachedTurnCommitter = (*Provider)(nil)
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
 func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.Turn(instance, execution, msg)
+	return p.hist.CachedTurn(instance, execution, msg)
 }
 
 // CommitCachedTurn implements provider.CachedTurnCommitter: one transaction
@@ -41,6 +41,9 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
 		return nil, err
+	}
+	if queued != "" {
+		defer p.inFlight.Done(turn.Instance)
 	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ END;
 $$;
 
 -- Fetches take the ready instances' turns through dx_fetch_instance_items.
-CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT)
+CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT, p_exclude TEXT[])
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
@@ -64,11 +64,15 @@ BEGIN
     -- candidates are the instances of the first ready messages, in the order
     -- they became visible: on the (visible_at, id) index the scan reads only
     -- visible rows, however many timers sleep (in id order it could walk them).
+    -- p_exclude are instances whose turns the caller is about to commit from
+    -- its cache (cached timer turns in flight): locking one would make its
+    -- turn stale.
     SELECT array_agg(c.instance_id ORDER BY c.first_visible, c.first_id) INTO v_candidates
     FROM (SELECT s.instance_id, min(s.visible_at) AS first_visible, min(s.id) AS first_id
           FROM (SELECT q.instance_id, q.id, q.visible_at FROM orchestrator_queue q
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
+                  AND q.instance_id <> ALL (COALESCE(p_exclude, '{}'))
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // knownHistory is what the history cache held of an instance when a fetch
@@ -61,6 +62,9 @@ func (k knownHistory) complete(item *provider.OrchestrationItem, after int64) {
 // Called only with what committed data showed: a fetch of its own, or a
 // commit batch once it committed.
 func (p *Provider) cacheFetched(item *provider.OrchestrationItem, incarnation int64) {
+	for _, timer := range encode.QueuedTimers(item) {
+		p.timersDue.Taken(item.Instance, timer) // no turn is built for it from the cache
+	}
 	if p.hist == nil || !item.Exists || item.DecodeError != nil {
 		if p.hist != nil {
 			p.hist.Forget(item.Instance)

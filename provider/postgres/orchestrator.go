@@ -63,31 +63,31 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 // lockReadyInstances calls the fetch function. When nothing is ready it
 // returns, in the same round trip, when the next delayed message is due.
 //
-// Instances whose timers, queued by this provider's acks, fell due are asked
-// for by name first (fetchNamed): that skips the look for ready work and
-// fetches only the history the cache lacks, so timers fire about as cheaply
-// as turns continue. The look for ready work still comes first whenever
-// work was announced since the last look, or a poll interval passed
-// (wake.ScanGate), so timers never starve other work; it also finds a timer
-// not taken by name (another process took its turn, or the store's clock is
-// behind).
+// Instances whose timers, queued by this provider's acks, fell due are
+// built from the history cache (with cached) or asked for by name
+// (fetchDue): that skips the look for ready work and reads only the history
+// the cache lacks, so timers fire about as cheaply as turns continue. The
+// look for ready work runs instead whenever work was announced since the
+// last look, or a poll interval passed (wake.ScanGate), so timers never
+// starve other work, and whenever no timer of this provider is due; it also
+// finds a timer not taken by name (another process took its turn, or the
+// store's clock is behind).
 func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, time.Time, error) {
 	if !p.scanGate.Owed() {
 		turns, byName := p.dueTimerTurns(max, cached)
-		if len(byName) == 0 && len(turns) > 0 {
-			return turns, time.Time{}, nil
-		}
+		var items []*provider.OrchestrationItem
+		var err error
 		if len(byName) > 0 {
-			items, err := p.fetchDue(ctx, byName, lockTimeout)
-			if err != nil && len(turns) > 0 {
-				return turns, time.Time{}, nil // the timers not taken are found by a look for ready work
+			if items, err = p.fetchDue(ctx, byName, lockTimeout); err != nil && len(turns) > 0 {
+				err = nil // the timers not taken are found by a look for ready work
 			}
-			if items = append(turns, items...); err != nil || len(items) > 0 {
-				return items, time.Time{}, err
-			}
+		}
+		if items = append(turns, items...); err != nil || len(items) > 0 {
+			return items, time.Time{}, err
 		}
 	}
-	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2)`, max, lockTimeout.Milliseconds())
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3)`, max, lockTimeout.Milliseconds(),
+		p.inFlight.List())
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -101,6 +101,7 @@ func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.Orches
 	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
 		if cached {
 			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
+				p.inFlight.Add(t.Instance)
 				turns = append(turns, turn)
 				continue
 			}
@@ -301,6 +302,7 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
+	p.inFlight.Done(instance) // a stale cached timer turn falls back to this
 	items, err := p.fetchNamed(ctx, []string{instance}, lockTimeout)
 	if err != nil || len(items) == 0 {
 		return nil, classify(op, instance, err)

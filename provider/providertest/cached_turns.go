@@ -1,7 +1,9 @@
 package providertest
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -18,6 +20,10 @@ func cachedTurnCases() []Case {
 		{"CachedTurnIsStaleAfterAPeersTurn", cachedTurnStalePeer},
 		{"CachedTurnWithLostLeaseCommitsNothing", cachedTurnLostLease},
 		{"NoCachedTurnOfEndedOrUnknownExecutions", noCachedTurnEnded},
+		{"CachedTimerTurnConsumesItsTimer", cachedTimerTurnConsumesTimer},
+		{"CachedTimerTurnIsStaleWhenAnotherMessageWaits", cachedTimerTurnStale},
+		{"CachedTimerTurnIsStaleOnceTheTimerIsTaken", cachedTimerTurnTaken},
+		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
 	}
 }
 
@@ -161,4 +167,118 @@ func noCachedTurnEnded(t *testing.T, f Factory) {
 	if turn := cacher(e).CachedTurn("a", 2, *completionItem("a", 2, 2)); turn != nil {
 		t.Fatalf("a cached turn of an execution a never had: %+v", turn)
 	}
+}
+
+// queueTimer runs a turn of a queuing timer 3, due soon, and waits until it
+// is due; it returns the timer.
+func (e *env) queueTimer(instance string) provider.WorkItem {
+	e.t.Helper()
+	due := time.Now().Add(200 * time.Millisecond)
+	var timer provider.WorkItem
+	e.turn(instance, func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+		timer = timerItem(instance, item.ExecutionID, 3, due)
+		ack.OrchestratorItems = []provider.WorkItem{timer}
+	})
+	time.Sleep(time.Until(due) + 20*time.Millisecond)
+	return timer
+}
+
+// firing is a timer turn's ack: TimerFired recorded.
+func firing(turn *provider.OrchestrationItem) provider.OrchestrationAck {
+	fired := event(turn, 1, provider.EventTimerFired)
+	fired.SourceID = 3
+	return provider.OrchestrationAck{ExecutionID: turn.ExecutionID, HistoryDelta: []provider.Event{fired}}
+}
+
+func cachedTimerTurnConsumesTimer(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	timer := e.queueTimer("a")
+	turn := cacher(e).CachedTurn("a", 1, timer)
+	if turn == nil || !turn.Cached {
+		t.Fatalf("the cached turn of a's due timer: %+v, want one marked Cached", turn)
+	}
+	e.wantEqual(turn.Messages, []provider.WorkItem{timer}, "its message")
+	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	e.must(err, "commit the timer's cached turn")
+	e.wantEqual(len(e.history("a")), 3, "a's history")
+	e.wantEqual(e.depths().Orchestrator, 0, "orchestrator messages left")
+	e.fetchNone()
+}
+
+func cachedTimerTurnStale(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	timer := e.queueTimer("a")
+	turn := cacher(e).CachedTurn("a", 1, timer)
+	e.enqueue(externalItem("a", "x"))
+	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	e.wantErr(err, provider.ErrStale, "commit the timer's cached turn while an event waits")
+	e.wantEqual(len(e.history("a")), 2, "a's history")
+	item := e.fetch()
+	e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkTimerFired, provider.WorkExternalRaised}, "the timer, still queued, and the event")
+}
+
+// A fetch took the timer (its turn is locked): the cached turn is stale, and
+// the timer is delivered once, by the fetched turn.
+func cachedTimerTurnTaken(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	timer := e.queueTimer("a")
+	turn := cacher(e).CachedTurn("a", 1, timer)
+	held := e.fetch()
+	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	e.wantErr(err, provider.ErrStale, "commit the timer's cached turn once a fetch took it")
+	e.wantEqual(kinds(held.Messages), []provider.WorkItemKind{provider.WorkTimerFired}, "the fetched turn's messages")
+	e.ack(held, firing(held))
+	e.wantEqual(len(e.history("a")), 3, "a's history")
+	e.fetchNone()
+}
+
+// FetchOrchestrationItemsCached may return a due timer's turn built from
+// the cache (Cached, committed with CommitCachedTurn) or locked (acked as
+// usual); either way each timer is delivered once, here for instances whose
+// timers this process queued and one a peer queued.
+func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	fetcher := capability[provider.CachedTimerFetcher](e)
+	peer := e.peer()
+	for _, inst := range []string{"a", "b", "c"} {
+		e.create(inst)
+	}
+	peer.create("p")
+	due := time.Now().Add(200 * time.Millisecond)
+	for _, queue := range []struct {
+		by   *env
+		inst string
+	}{{e, "a"}, {e, "b"}, {e, "c"}, {peer, "p"}} {
+		queue.by.turn(queue.inst, func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+			ack.OrchestratorItems = []provider.WorkItem{timerItem(queue.inst, item.ExecutionID, 3, due)}
+		})
+	}
+	time.Sleep(time.Until(due) + 20*time.Millisecond)
+	delivered := map[string]int{}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(delivered) < 4 && time.Now().Before(deadline) {
+		items, err := fetcher.FetchOrchestrationItemsCached(e.ctx, 2, longLock, 200*time.Millisecond)
+		e.must(err, "fetch, cached")
+		for _, item := range items {
+			e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkTimerFired}, "messages of "+item.Instance)
+			if item.Cached {
+				_, err = cacher(e).CommitCachedTurn(e.ctx, "", item, firing(item), nil, longLock)
+				if errors.Is(err, provider.ErrStale) {
+					continue // the timer is still queued, or another turn took it
+				}
+				e.must(err, "commit the cached timer turn of "+item.Instance)
+			} else {
+				e.ack(item, firing(item))
+			}
+			delivered[item.Instance]++
+		}
+	}
+	e.wantEqual(delivered, map[string]int{"a": 1, "b": 1, "c": 1, "p": 1}, "timers delivered")
+	for _, inst := range []string{"a", "b", "c", "p"} {
+		e.wantEqual(len(e.history(inst)), 3, inst+"'s history")
+	}
+	e.fetchNone()
 }

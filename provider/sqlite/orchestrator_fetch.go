@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -47,16 +48,16 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 	var items []*provider.OrchestrationItem
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		var due []string
+		var cachedTurns []*provider.OrchestrationItem
 		if !p.scanGate.Owed() {
-			items, due = p.dueTimerTurns(max, cached)
-			if len(items) > 0 && len(due) == 0 {
+			if cachedTurns, due = p.dueTimerTurns(max, cached); len(cachedTurns) > 0 && len(due) == 0 {
+				items = cachedTurns
 				return true, time.Time{}, nil
 			}
 		}
 		if len(due) == 0 && !p.orchestrationReady(ctx) {
 			return false, p.nextDue(ctx), nil
 		}
-		cachedTurns := items
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due)
 		if err == nil {
@@ -81,6 +82,7 @@ func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.Orches
 	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
 		if cached {
 			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
+				p.inFlight.Add(t.Instance)
 				turns = append(turns, turn)
 				continue
 			}
@@ -103,18 +105,22 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 
 // lockReadyInstances locks up to max ready instances' turns. The instances
 // in due, whose timers queued by this provider's acks fell due, are tried by
-// name first (their histories are mostly cached); the scan for ready work
-// fills the rest, and finds a timer not taken that way (another process
-// took its turn). The fetch takes timers by name (dueTimerTurns) only while
-// no look for other work is owed: the scan alone runs whenever work was
-// announced since the last scan, or a poll interval passed (wake.ScanGate),
-// so timers never starve other work.
+// name (their histories are mostly cached); the scan for ready work fills
+// the rest, and finds a timer not taken that way (another process took its
+// turn). The fetch takes timers by name or from the cache (dueTimerTurns)
+// only while no look for other work is owed: the scan alone runs whenever
+// work was announced since the last scan, or a poll interval passed
+// (wake.ScanGate), so timers never starve other work.
 func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration, due []string) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
 	if max < 1 {
 		return nil, nil
 	}
-	err := p.writeTx(ctx, op, func(tx *txn) error {
+	exclude, err := json.Marshal(p.inFlight.List())
+	if err != nil {
+		return nil, fmt.Errorf("list cached turns in flight: %w", err)
+	}
+	err = p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]
 		now := nowMs()
 		for _, id := range due {
@@ -129,7 +135,7 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, l
 		if len(items) == max {
 			return nil
 		}
-		ids, err := readyInstances(ctx, tx, now, max-len(items))
+		ids, err := readyInstances(ctx, tx, now, max-len(items), string(exclude))
 		if err != nil {
 			return err
 		}
@@ -156,15 +162,17 @@ const readyInstancesQuery = `
 		FROM orchestrator_queue q
 		WHERE q.visible_at <= ? AND NOT EXISTS (
 			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
+		  AND q.instance_id NOT IN (SELECT value FROM json_each(?))
 		ORDER BY q.visible_at, q.id
 		LIMIT ?`
 
 // readyInstances lists instances with visible messages and no live lock, in
 // the order their first message became visible. It stops at max instances
 // (or after a bounded number of messages of the same few instances), rather
-// than grouping the whole backlog.
-func readyInstances(ctx context.Context, tx *txn, now int64, max int) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, max*16)
+// than grouping the whole backlog. It leaves out the instances whose cached
+// timer turns are in flight (exclude, a JSON array): their turns take them.
+func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}
@@ -302,7 +310,13 @@ func loadInstance(ctx context.Context, tx *txn, item *provider.OrchestrationItem
 // not wait for their locks to expire.
 func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provider.OrchestrationItem) error {
 	for _, item := range items {
-		if item == nil || !item.Exists {
+		if item == nil {
+			continue
+		}
+		for _, timer := range encode.QueuedTimers(item) {
+			p.timersDue.Taken(item.Instance, timer) // no turn is built for it from the cache
+		}
+		if !item.Exists {
 			continue
 		}
 		events, decodeErr, err := p.turnHistory(ctx, item.Instance, item.ExecutionID)
@@ -405,6 +419,7 @@ func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockT
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
+	p.inFlight.Done(instance) // a stale cached timer turn falls back to this
 	var item *provider.OrchestrationItem
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()

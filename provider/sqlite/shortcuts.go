@@ -225,7 +225,7 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
 func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.Turn(instance, execution, msg)
+	return p.hist.CachedTurn(instance, execution, msg)
 }
 
 // CommitCachedTurn implements provider.CachedTurnCommitter: the
@@ -246,6 +246,9 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	}
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
 		return nil, err
+	}
+	if queued != "" {
+		defer p.inFlight.Done(turn.Instance)
 	}
 	token := newToken()
 	claim := func(tx *txn, now int64) error {

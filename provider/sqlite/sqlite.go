@@ -82,6 +82,9 @@ type Provider struct {
 	// (acks queuing timers due later wake nobody): when its sleeping
 	// fetchers must wake, and which instances to fetch by name then.
 	timersDue *wake.Due
+	// inFlight are the instances whose cached timer turns were handed out
+	// and have not reported back: the scan for ready work leaves them.
+	inFlight histcache.InFlight
 	// scanGate says when a fetch must scan for ready work rather than take
 	// due timers by name (see lockReadyInstances).
 	scanGate      *wake.ScanGate

@@ -239,3 +239,18 @@ func (a Ack) LaterTimerItem(nowMs int64) (Item, bool) {
 	}
 	return *at, true
 }
+
+// QueuedTimers returns the stored forms of the timers a fetched turn
+// delivers, as its ack stored them.
+func QueuedTimers(item *provider.OrchestrationItem) []string {
+	var out []string
+	for _, m := range item.Messages {
+		if m.Kind != provider.WorkTimerFired {
+			continue
+		}
+		if data, err := provider.EncodeWorkItem(m); err == nil {
+			out = append(out, data)
+		}
+	}
+	return out
+}

@@ -33,6 +33,19 @@ func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *p
 	}
 }
 
+// CachedTurn is Turn for msg, an activity's result (never queued), or
+// TimerTurn for msg, a timer queued as msg encodes.
+func (c *Cache) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
+	if msg.Kind != provider.WorkTimerFired {
+		return c.Turn(instance, execution, msg)
+	}
+	stored, err := provider.EncodeWorkItem(msg)
+	if err != nil || msg.ExecutionID != execution {
+		return nil
+	}
+	return c.TimerTurn(instance, stored)
+}
+
 // TimerTurn is Turn for a timer the provider's ack queued, given in its
 // stored form: the turn consumes that message (Cached set). nil when the
 // cache cannot build it or the form does not decode.

@@ -81,6 +81,10 @@ type Due struct {
 	at     time.Time
 	sig    *Signal
 	timers timerHeap
+	// noted counts each instance's timers in the heap; taken holds those a
+	// fetch delivered before they were handed out (Taken), skipped then.
+	noted map[string]int
+	taken map[string]map[string]bool // instance, stored item
 }
 
 // maxNotedTimers bounds the instances a Due remembers; timers beyond it are
@@ -105,6 +109,10 @@ func (d *Due) NoteTimer(instance string, t time.Time, item string) {
 	defer d.mu.Unlock()
 	if instance != "" && len(d.timers) < maxNotedTimers {
 		heap.Push(&d.timers, DueTimer{at: t, Instance: instance, Item: item})
+		if d.noted == nil {
+			d.noted, d.taken = map[string]int{}, map[string]map[string]bool{}
+		}
+		d.noted[instance]++
 	}
 	if d.at.After(time.Now()) && !t.Before(d.at) {
 		return
@@ -131,9 +139,35 @@ func (d *Due) ReadyTimers(now time.Time, max int) []DueTimer {
 	defer d.mu.Unlock()
 	var out []DueTimer
 	for len(out) < max && len(d.timers) > 0 && !d.timers[0].at.After(now) {
-		out = append(out, heap.Pop(&d.timers).(DueTimer))
+		t := heap.Pop(&d.timers).(DueTimer)
+		gone := d.taken[t.Instance][t.Item]
+		delete(d.taken[t.Instance], t.Item)
+		if d.noted[t.Instance]--; d.noted[t.Instance] == 0 {
+			delete(d.noted, t.Instance)
+			delete(d.taken, t.Instance)
+		}
+		if !gone {
+			out = append(out, t)
+		}
 	}
 	return out
+}
+
+// Taken records that a fetch delivered instance's timer item (stored form):
+// if it is noted, ReadyTimers will not hand it out, so no one builds a turn
+// for a timer already gone.
+func (d *Due) Taken(instance, item string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noted[instance] > 0 {
+		if d.taken[instance] == nil {
+			d.taken[instance] = map[string]bool{}
+		}
+		d.taken[instance][item] = true
+	}
 }
 
 // next returns the earliest due time noted (zero: none) and a channel closed
@@ -145,11 +179,24 @@ func (d *Due) next() (time.Time, <-chan struct{}) {
 	replan := d.sig.C()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	at := d.at
-	if len(d.timers) > 0 && (at.IsZero() || !at.After(time.Now()) || d.timers[0].at.Before(at)) {
-		at = d.timers[0].at
+	// The earliest time still ahead: d.at stays behind once it passed, the
+	// heap's top moves on.
+	var at time.Time
+	now := time.Now()
+	for _, t := range []time.Time{d.at, d.top()} {
+		if t.After(now) && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
 	}
 	return at, replan
+}
+
+// top is the due time of the earliest timer kept by name (zero: none).
+func (d *Due) top() time.Time {
+	if len(d.timers) == 0 {
+		return time.Time{}
+	}
+	return d.timers[0].at
 }
 
 // DueTimer is a noted timer: its instance and, when noted with NoteTimer,

@@ -116,3 +116,21 @@ func TestScanGate(t *testing.T) {
 		t.Fatal("no look owed after the poll interval")
 	}
 }
+
+// A timer a fetch delivered before it was handed out is not handed out.
+func TestDueSkipsTakenTimers(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	due.NoteTimer("a", now.Add(-time.Second), "a1")
+	due.NoteTimer("b", now.Add(-time.Second), "b1")
+	due.NoteTimer("a", now.Add(-time.Millisecond), "a2")
+	due.Taken("a", "a1")
+	due.Taken("c", "c1") // never noted: not remembered
+	got := due.ReadyTimers(now, 10)
+	if len(got) != 2 || got[0].Instance != "b" || got[1].Item != "a2" {
+		t.Fatalf("ready %+v, want b1 then a2", got)
+	}
+	if len(due.taken) != 0 || len(due.noted) != 0 {
+		t.Fatalf("left behind: taken %v, noted %v", due.taken, due.noted)
+	}
+}
