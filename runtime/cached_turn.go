@@ -22,7 +22,7 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // run (a failure, a local activity), or the instance changed meanwhile; the
 // caller then acks as usual, which runs the turn again from the store. An
 // error (done) is the ack's: the activity lease lost, or the store failing.
-func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
+func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
 	c, ok := r.p.(provider.CachedTurnCommitter)
 	if !ok {
 		return false, nil
@@ -35,15 +35,16 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, lease *provider.Work
 	// and lease: turns are short, and a slot frees soon, even at shutdown.
 	r.turnSlots <- struct{}{}
 	defer func() { <-r.turnSlots }()
-	return r.runCached(ctx, c, item, lease.LockToken)
+	return r.runCached(ctx, c, item, lease.LockToken, slot)
 }
 
 // runCached runs a turn built from the store's cache and commits it with
-// CommitCachedTurn: with workToken, the activity's ack; without, the
-// deletion of the timer the turn delivers. done is false when nothing was
-// written: the turn did not simply run (a failure, a local activity), or
-// the instance changed meanwhile.
-func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string) (done bool, err error) {
+// CommitCachedTurn: with workToken, the activity's ack (whose slot, own,
+// the first activity the turn schedules takes over); without, the deletion
+// of the timer the turn delivers. done is false when nothing was written:
+// the turn did not simply run (a failure, a local activity), or the
+// instance changed meanwhile.
+func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string, own *activitySlot) (done bool, err error) {
 	in, ok := prepareTurn(item, time.Now())
 	if !ok {
 		return false, nil
@@ -59,7 +60,7 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 	if err != nil {
 		return false, nil
 	}
-	err = r.commitLeasing(ack, func(leased []int) ([]*provider.WorkItemLease, error) {
+	err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
 		return c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
 	})
 	switch {
@@ -77,7 +78,7 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 // name and its turn runs as any fetched one, or, when it cannot be locked
 // now, a dispatcher's fetch takes it later.
 func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem) {
-	done, err := r.runCached(ctx, c, item, "")
+	done, err := r.runCached(ctx, c, item, "", nil)
 	if done && err == nil {
 		return
 	}

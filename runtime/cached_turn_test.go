@@ -258,3 +258,36 @@ func TestStaleCachedTimerTurnFallsBack(t *testing.T) {
 		}
 	})
 }
+
+// TestCachedTurnHandsItsActivitySlotOn: with one activity slot, the turn an
+// activity's result commits leases the next activity of a sequence into the
+// slot the finished one held: nothing is left for the worker queue's fetch.
+func TestCachedTurnHandsItsActivitySlotOn(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		counts := &cacheCounts{}
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) { return n + 1, nil })
+		runtime.RegisterOrchestration(reg, "Five", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+			for range 5 {
+				var err error
+				if n, err = runtime.Await[int](ctx.CallActivity("Add", n)); err != nil {
+					return 0, err
+				}
+			}
+			return n, nil
+		})
+		opts := fastOptions()
+		opts.ActivityConcurrency = 1
+		client := startRuntime(t, cachedStore{directStore{shortcutStore{counting}}, store, counts}, reg, opts).Client()
+		if err := client.Start(t.Context(), "five", "Five", 10); err != nil {
+			t.Fatal(err)
+		}
+		if st := wait(t, client, "five"); st.Status != runtime.StatusCompleted || st.Output != "15" {
+			t.Fatalf("five: %s %q %v, want Completed 15", st.Status, st.Output, st.Failure)
+		}
+		if committed, fetched := counts.committed.Load(), counting.activitiesFetched.Load(); committed != 5 || fetched != 0 {
+			t.Fatalf("%d cached turns committed, %d activities fetched; want 5, 0", committed, fetched)
+		}
+	})
+}

@@ -39,32 +39,46 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 		slots <- struct{}{}
 		r.loops.Go(func() {
 			defer func() { <-slots }()
-			r.runActivity(lease)
+			r.runActivities(lease)
 		})
 	}
 }
 
+// activitySlot is the activity slot a goroutine holds while it runs
+// activities: the turn an activity's result commits may hand the slot on to
+// an activity it schedules (next), which the goroutine runs then.
+type activitySlot struct{ next *provider.WorkItemLease }
+
+// runActivities runs lease and the activities handed on to its slot.
+func (r *Runtime) runActivities(lease *provider.WorkItemLease) {
+	slot := &activitySlot{}
+	for lease != nil {
+		r.runActivity(lease, slot)
+		lease, slot.next = slot.next, nil
+	}
+}
+
 // runActivity executes one leased activity and reports its result.
-func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
+func (r *Runtime) runActivity(lease *provider.WorkItemLease, slot *activitySlot) {
 	ctx := context.WithoutCancel(r.hardCtx)
 	item := lease.Item
 	log := r.opts.Logger.With("instance", item.Instance, "activity", item.Name, "id", item.ID, "attempt", lease.AttemptCount)
 	switch {
 	case lease.DecodeError != nil:
-		r.retryOrFailActivity(ctx, lease, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: lease.DecodeError.Error()})
+		r.retryOrFailActivity(ctx, slot, lease, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: lease.DecodeError.Error()})
 		return
 	case lease.State.Cancelled():
 		log.Info("skipping activity: its orchestration no longer waits for it", "state", lease.State)
-		r.ackActivity(ctx, lease, nil)
+		r.ackActivity(ctx, slot, lease, nil)
 		return
 	case lease.AttemptCount > r.opts.MaxAttempts:
-		r.ackActivity(ctx, lease, failure(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
+		r.ackActivity(ctx, slot, lease, failure(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
 			Message: fmt.Sprintf("poison message: activity delivered %d times without completing", lease.AttemptCount)}))
 		return
 	}
 	fn, err := r.reg.activity(item.Name)
 	if err != nil {
-		r.retryOrFailActivity(ctx, lease, errorDetails(err))
+		r.retryOrFailActivity(ctx, slot, lease, errorDetails(err))
 		return
 	}
 	res := r.execute(lease, fn)
@@ -73,7 +87,7 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 		log.Warn("activity result discarded: its lease was lost or it was cancelled")
 	case activityCancelled:
 		log.Info("activity cancelled: its orchestration ended")
-		r.ackActivity(ctx, lease, nil)
+		r.ackActivity(ctx, slot, lease, nil)
 	case activityInterrupted:
 		log.Warn("activity interrupted by shutdown; handing it back")
 		if err := r.p.AbandonWorkItem(ctx, lease.LockToken, 0, true); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
@@ -81,10 +95,10 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease) {
 		}
 	default:
 		if res.err != nil {
-			r.ackActivity(ctx, lease, failure(item, errorDetails(res.err)))
+			r.ackActivity(ctx, slot, lease, failure(item, errorDetails(res.err)))
 			return
 		}
-		r.ackActivity(ctx, lease, &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance,
+		r.ackActivity(ctx, slot, lease, &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance,
 			ExecutionID: item.ExecutionID, ID: item.ID, Result: res.out})
 	}
 }
@@ -168,11 +182,11 @@ func failure(item provider.WorkItem, d *provider.ErrorDetails) *provider.WorkIte
 // throw the finished result away, run the activity again and count an
 // attempt toward the poison limit. It gives up only when the lease is lost
 // (another worker owns the item now) or at hard shutdown.
-func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) {
+func (r *Runtime) ackActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) {
 	log := r.opts.Logger.With("instance", lease.Item.Instance, "activity", lease.Item.Name)
 	renewedAt := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := r.reportActivity(ctx, lease, completion, attempt == 1)
+		err := r.reportActivity(ctx, slot, lease, completion, attempt == 1)
 		switch {
 		case err == nil:
 			if attempt > 1 {
@@ -208,10 +222,10 @@ func (r *Runtime) ackActivity(ctx context.Context, lease *provider.WorkItemLease
 
 // retryOrFailActivity hands an item that cannot run here back with backoff,
 // or fails it to its orchestration at the poison limit.
-func (r *Runtime) retryOrFailActivity(ctx context.Context, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
+func (r *Runtime) retryOrFailActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
 	if lease.AttemptCount >= r.opts.MaxAttempts {
 		r.opts.Logger.Error("failing activity", "instance", lease.Item.Instance, "activity", lease.Item.Name, "class", d.Class, "error", d.Message)
-		r.ackActivity(ctx, lease, failure(lease.Item, d))
+		r.ackActivity(ctx, slot, lease, failure(lease.Item, d))
 		return
 	}
 	r.opts.Logger.Warn("activity cannot run; retrying with backoff", "instance", lease.Item.Instance,

@@ -61,20 +61,34 @@ func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem,
 // process can run now (none when it runs no activities or is shutting down),
 // holding an activity slot for each, and runs the activities commit leased.
 func (r *Runtime) commitLeasing(ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
+	return r.commitLeasingFrom(nil, ack, commit)
+}
+
+// commitLeasingFrom is commitLeasing for a caller that holds an activity
+// slot it is done with (own, nil for none): the first activity leased takes
+// it over (own.next), for the caller to run, instead of another slot.
+func (r *Runtime) commitLeasingFrom(own *activitySlot, ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
 	if len(ack.WorkerItems) == 0 || r.activitySlots == nil || !r.accepting() {
 		_, err := commit(nil)
 		return err
 	}
 	runnable := r.runnableHere(ack.WorkerItems)
-	n := tryAcquire(r.activitySlots, len(runnable))
-	leases, err := commit(runnable[:n])
-	for range n - len(leases) {
+	held := 0
+	if own != nil && len(runnable) > 0 {
+		held = 1
+	}
+	acquired := tryAcquire(r.activitySlots, len(runnable)-held)
+	leases, err := commit(runnable[:held+acquired])
+	if held == 1 && len(leases) > 0 {
+		own.next, leases = leases[0], leases[1:]
+	}
+	for range acquired - len(leases) {
 		<-r.activitySlots
 	}
 	for _, lease := range leases {
 		r.loops.Go(func() {
 			defer func() { <-r.activitySlots }()
-			r.runActivity(lease)
+			r.runActivities(lease)
 		})
 	}
 	return err
@@ -102,21 +116,21 @@ func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
 // (up to as many turns as there are slots; beyond that the ack is plain and
 // a fetch takes the turn later). Only the first report tries it; retries
 // after a store error ack plainly.
-func (r *Runtime) reportActivity(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
+func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
 	c, ok := r.p.(provider.ActivityContinuer)
 	if !ok || !first || completion == nil || !r.accepting() {
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
 	}
-	if done, err := r.reportWithCachedTurn(ctx, lease, completion); done {
+	if done, err := r.reportWithCachedTurn(ctx, slot, lease, completion); done {
 		return err
 	}
-	slot := tryAcquire(r.turnSlots, 1) == 1
-	if !slot && r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
+	turnSlot := tryAcquire(r.turnSlots, 1) == 1
+	if !turnSlot && r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
 		r.waitingTurns.Add(-1)
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
 	}
 	release := func() {
-		if slot {
+		if turnSlot {
 			<-r.turnSlots
 		} else {
 			r.waitingTurns.Add(-1)
@@ -128,7 +142,7 @@ func (r *Runtime) reportActivity(ctx context.Context, lease *provider.WorkItemLe
 		return err
 	}
 	r.loops.Go(func() {
-		if !slot {
+		if !turnSlot {
 			r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown
 			r.waitingTurns.Add(-1)
 		}
