@@ -55,6 +55,15 @@ func (s cachedStore) AckWorkItemContinuing(ctx context.Context, token string, co
 	return s.directShortcuts.AckWorkItemContinuing(ctx, token, completion, lock)
 }
 
+// settle waits (up to 10 s) until done holds: a wrapper counts a commit
+// when the store returns it, just after the commit a waiter may already
+// have seen.
+func settle(done func() bool) {
+	for deadline := time.Now().Add(10 * time.Second); !done() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func registerTwice(reg *runtime.Registry) {
 	runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) { return n + 1, nil })
 	runtime.RegisterOrchestration(reg, "Twice", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
@@ -87,6 +96,7 @@ func TestCachedTurnsCommitOnceAStep(t *testing.T) {
 				t.Fatalf("%s: %s %q %v, want Completed %d", id, st.Status, st.Output, st.Failure, i+2)
 			}
 		}
+		settle(func() bool { return counts.committed.Load() >= 2*n })
 		committed, stale, continued := counts.committed.Load(), counts.stale.Load(), counts.continued.Load()
 		if committed != 2*n || stale != 0 || continued != 0 || counting.turnsFetched.Load() != 0 {
 			t.Fatalf("%d cached turns committed, %d stale, %d activity acks continued, %d turns fetched; want %d, 0, 0, 0",
@@ -226,6 +236,7 @@ func TestTimersFireFromTheCache(t *testing.T) {
 		if st.Status != runtime.StatusCompleted || st.Output != `"rested"` {
 			t.Fatalf("nap: %s %q %v, want Completed \"rested\"", st.Status, st.Output, st.Failure)
 		}
+		settle(func() bool { return s.counts.committed.Load() >= 1 })
 		if committed, stale, byName := s.counts.committed.Load(), s.counts.stale.Load(), s.fetchedByName.Load(); committed != 1 || stale != 0 || byName != 0 {
 			t.Fatalf("%d cached timer turns committed, %d stale, %d instances fetched by name; want 1, 0, 0", committed, stale, byName)
 		}
@@ -286,6 +297,7 @@ func TestCachedTurnHandsItsActivitySlotOn(t *testing.T) {
 		if st := wait(t, client, "five"); st.Status != runtime.StatusCompleted || st.Output != "15" {
 			t.Fatalf("five: %s %q %v, want Completed 15", st.Status, st.Output, st.Failure)
 		}
+		settle(func() bool { return counts.committed.Load() >= 5 })
 		if committed, fetched := counts.committed.Load(), counting.activitiesFetched.Load(); committed != 5 || fetched != 0 {
 			t.Fatalf("%d cached turns committed, %d activities fetched; want 5, 0", committed, fetched)
 		}
