@@ -18,8 +18,9 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // transaction (provider.CachedTurnCommitter): in a sequence of activities,
 // one commit per step, no lock taken first. done is false when nothing was
 // written: the store holds no such history, other answers are awaited (their
-// acks would race this one), the turn did not simply
-// run (a failure, a local activity), or the instance changed meanwhile; the
+// acks would race this one), no turn slot freed soon enough, the turn did
+// not simply run (a failure, a local activity), or the instance changed
+// meanwhile; the
 // caller then acks as usual, which runs the turn again from the store. An
 // error (done) is the ack's: the activity lease lost, or the store failing.
 func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
@@ -31,11 +32,28 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, 
 	if item == nil || othersAwaited(item.History, completion.ID) {
 		return false, nil
 	}
-	// Waiting for a slot holds no instance lock, only this activity's slot
-	// and lease: turns are short, and a slot frees soon, even at shutdown.
-	r.turnSlots <- struct{}{}
+	if !r.awaitTurnSlot(r.opts.ActivityLockTimeout / 3) {
+		return false, nil
+	}
 	defer func() { <-r.turnSlots }()
 	return r.runCached(ctx, c, item, lease.LockToken, slot)
+}
+
+// awaitTurnSlot takes a turn slot, waiting up to d for one. Waiting holds no
+// instance lock, only an activity's slot and lease, which is not renewed
+// meanwhile: beyond d the activity is acked as usual rather than risk it.
+func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
+	if tryAcquire(r.turnSlots, 1) == 1 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case r.turnSlots <- struct{}{}:
+		return true
+	case <-timer.C:
+		return false
+	}
 }
 
 // runCached runs a turn built from the store's cache and commits it with

@@ -12,7 +12,10 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-var _ provider.CachedTurnCommitter = (*Provider)(nil)
+var (
+	_ provider.CachedTurnCommitter = (*Provider)(nil)
+	_ provider.CachedTimerFetcher  = (*Provider)(nil)
+)
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
 func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {

@@ -65,10 +65,13 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		}
 		if err != nil {
 			items = nil
+			for _, turn := range cachedTurns {
+				p.inFlight.Done(turn.Instance) // not handed out: their timers stay queued for a look
+			}
+			return false, time.Time{}, err
 		}
-		items = append(cachedTurns, items...)
-		if err != nil || len(items) > 0 {
-			return len(items) > 0, time.Time{}, err
+		if items = append(cachedTurns, items...); len(items) > 0 {
+			return true, time.Time{}, nil
 		}
 		return false, p.nextDue(ctx), nil
 	})
