@@ -124,3 +124,13 @@ type ErrorDetails struct {
 	// Reason is a cancellation's or termination's reason.
 	Reason string `json:"reason,omitempty"`
 }
+
+// EndsExecution reports whether an event of kind k is an execution's last:
+// completed, failed, terminated or continued as new.
+func (k EventKind) EndsExecution() bool {
+	switch k {
+	case EventOrchestrationCompleted, EventOrchestrationFailed, EventOrchestrationTerminated, EventOrchestrationContinuedAsNew:
+		return true
+	}
+	return false
+}

@@ -93,15 +93,6 @@ func isDecisionEvent(k provider.EventKind) bool {
 	return false
 }
 
-func isTerminalEvent(k provider.EventKind) bool {
-	switch k {
-	case provider.EventOrchestrationCompleted, provider.EventOrchestrationFailed,
-		provider.EventOrchestrationTerminated, provider.EventOrchestrationContinuedAsNew:
-		return true
-	}
-	return false
-}
-
 // completionKind maps a completion message to the event that records it and
 // the scheduling event it must answer.
 func completionKind(k provider.WorkItemKind) (event, answers provider.EventKind, ok bool) {

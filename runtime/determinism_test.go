@@ -492,7 +492,7 @@ func (w *world) checkNothingLost() {
 // records the same terminal event.
 func (w *world) checkPrefixes(exec int64, h []provider.Event) {
 	for i := 1; i <= len(h); i++ {
-		if isTerminalEvent(h[i-1].Kind) {
+		if h[i-1].Kind.EndsExecution() {
 			break
 		}
 		if i < len(h) && h[i].Carried {
@@ -513,7 +513,7 @@ func (w *world) checkPrefixes(exec int64, h []provider.Event) {
 			}
 		case err != nil:
 			w.fail("replay of execution %d's first %d events: %v", exec, i, err)
-		case i < len(h) && isTerminalEvent(h[i].Kind):
+		case i < len(h) && h[i].Kind.EndsExecution():
 			if !sameEvents(ack.HistoryDelta, h[i:i+1]) {
 				w.fail("replay of execution %d's first %d events ended with %s, history has %s", exec, i, describeEvents(ack.HistoryDelta), describeEvents(h[i:i+1]))
 			}

@@ -276,13 +276,13 @@ func (t *turn) replayEvent(ev provider.Event) error {
 		return t.matchDecision(ev)
 	}
 	if t.mainDone() {
-		if isTerminalEvent(ev.Kind) {
+		if ev.Kind.EndsExecution() {
 			t.finished = true
 			return nil
 		}
 		return t.nondeterminism(ev.ID, describeEvent(ev), "the orchestration returned")
 	}
-	if isTerminalEvent(ev.Kind) {
+	if ev.Kind.EndsExecution() {
 		return t.nondeterminism(ev.ID, string(ev.Kind), "the orchestration still running")
 	}
 	if len(t.pending) > 0 {

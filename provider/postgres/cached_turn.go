@@ -29,34 +29,26 @@ func (p *Provider) CachedTurn(instance string, execution int64, msg provider.Wor
 func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
-	incarnation, execution, lastEvent, queued, ok := histcache.ParseTurnToken(turn.LockToken)
-	switch {
-	case !ok:
-		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
-	case workToken == "" && queued == "":
-		return nil, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	case workToken != "" && queued != "":
-		return nil, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
-	}
-	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
+	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
+	if err != nil {
 		return nil, err
 	}
 	enc, err := encode.EncodeAck(op, ack)
 	if err != nil {
 		return nil, err
 	}
-	if queued != "" {
+	if want.Queued != "" {
 		defer p.inFlight.Done(turn.Instance)
 	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
 	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: activityLockTimeout.Milliseconds(),
-		incarnation: incarnation, execution: execution, lastEvent: lastEvent}
+		incarnation: want.Incarnation, execution: want.Execution, lastEvent: want.LastEvent}
 	acked := &turnAck{token: claim.token, enc: enc, lease: lease, leaseFor: activityLockTimeout}
 	work := commitWork{claim: claim, ack: acked}
-	if queued != "" {
-		claim.queued = &queued
+	if want.Queued != "" {
+		claim.queued = &want.Queued
 	} else {
 		work.workAck = &workAck{token: workToken}
 	}

@@ -26,17 +26,11 @@ func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, poll
 
 // FetchOrchestrationItems implements provider.Provider.
 func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	if max < 1 {
-		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
-	}
 	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, false)
 }
 
 // FetchOrchestrationItemsCached implements provider.CachedTimerFetcher.
 func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	if max < 1 {
-		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
-	}
 	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, true)
 }
 
@@ -44,6 +38,9 @@ func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, l
 // timers this provider queued and that fell due are built from the history
 // cache where it can (provider.CachedTimerFetcher), without a round trip.
 func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
+	}
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
@@ -74,7 +71,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 // store's clock is behind).
 func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, time.Time, error) {
 	if !p.scanGate.Owed() {
-		turns, byName := p.dueTimerTurns(max, cached)
+		turns, byName := p.hist.DueTurns(p.timersDue.ReadyTimers(time.Now(), max), cached, &p.inFlight)
 		var items []*provider.OrchestrationItem
 		var err error
 		if len(byName) > 0 {
@@ -92,23 +89,6 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 		return nil, time.Time{}, err
 	}
 	return p.readTurns(rows, nil, nil)
-}
-
-// dueTimerTurns takes up to max of the timers this provider queued that fell
-// due: with cached, as turns built from the history cache where it holds
-// them; the others' instances are returned by name, to fetch.
-func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.OrchestrationItem, byName []string) {
-	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
-		if cached {
-			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
-				p.inFlight.Add(t.Instance)
-				turns = append(turns, turn)
-				continue
-			}
-		}
-		byName = append(byName, t.Instance)
-	}
-	return turns, byName
 }
 
 // readTurns reads the rows of a fetch that committed on its own: the turns,

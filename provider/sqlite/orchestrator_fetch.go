@@ -24,17 +24,11 @@ func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, poll
 
 // FetchOrchestrationItems implements provider.Provider.
 func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	if max < 1 {
-		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
-	}
 	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, false)
 }
 
 // FetchOrchestrationItemsCached implements provider.CachedTimerFetcher.
 func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	if max < 1 {
-		return nil, encode.Invalid("fetch orchestration items", "", "max must be at least 1, got %d", max)
-	}
 	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, true)
 }
 
@@ -42,6 +36,9 @@ func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, l
 // timers this provider queued and that fell due are built from the history
 // cache where it can (provider.CachedTimerFetcher), without a transaction.
 func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+	if max < 1 {
+		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
+	}
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
 	}
@@ -50,7 +47,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		var due []string
 		var cachedTurns []*provider.OrchestrationItem
 		if !p.scanGate.Owed() {
-			if cachedTurns, due = p.dueTimerTurns(max, cached); len(cachedTurns) > 0 && len(due) == 0 {
+			if cachedTurns, due = p.hist.DueTurns(p.timersDue.ReadyTimers(time.Now(), max), cached, &p.inFlight); len(cachedTurns) > 0 && len(due) == 0 {
 				items = cachedTurns
 				return true, time.Time{}, nil
 			}
@@ -78,23 +75,6 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 	return items, err
 }
 
-// dueTimerTurns takes up to max of the timers this provider queued that fell
-// due: with cached, as turns built from the history cache where it holds
-// them; the others' instances are returned by name, to lock.
-func (p *Provider) dueTimerTurns(max int, cached bool) (turns []*provider.OrchestrationItem, byName []string) {
-	for _, t := range p.timersDue.ReadyTimers(time.Now(), max) {
-		if cached {
-			if turn := p.hist.TimerTurn(t.Instance, t.Item); turn != nil {
-				p.inFlight.Add(t.Instance)
-				turns = append(turns, turn)
-				continue
-			}
-		}
-		byName = append(byName, t.Instance)
-	}
-	return turns, byName
-}
-
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
 // visible; zero when there is none or the store cannot say.
 func (p *Provider) nextDue(ctx context.Context) time.Time {
@@ -110,7 +90,7 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 // in due, whose timers queued by this provider's acks fell due, are tried by
 // name (their histories are mostly cached); the scan for ready work fills
 // the rest, and finds a timer not taken that way (another process took its
-// turn). The fetch takes timers by name or from the cache (dueTimerTurns)
+// turn). The fetch takes timers by name or from the cache (histcache.Cache.DueTurns)
 // only while no look for other work is owed: the scan alone runs whenever
 // work was announced since the last scan, or a poll interval passed
 // (wake.ScanGate), so timers never starve other work.

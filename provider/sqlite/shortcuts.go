@@ -236,24 +236,16 @@ func (p *Provider) CachedTurn(instance string, execution int64, msg provider.Wor
 func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
-	incarnation, execution, lastEvent, queued, ok := histcache.ParseTurnToken(turn.LockToken)
-	switch {
-	case !ok:
-		return nil, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
-	case workToken == "" && queued == "":
-		return nil, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	case workToken != "" && queued != "":
-		return nil, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
-	}
-	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout); err != nil {
+	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
+	if err != nil {
 		return nil, err
 	}
-	if queued != "" {
+	if want.Queued != "" {
 		defer p.inFlight.Done(turn.Instance)
 	}
 	token := newToken()
 	claim := func(tx *txn, now int64) error {
-		if err := consumeMessage(ctx, tx, op, turn.Instance, workToken, queued, now); err != nil {
+		if err := consumeMessage(ctx, tx, op, turn.Instance, workToken, want.Queued, now); err != nil {
 			return err
 		}
 		took, err := takeInstanceLock(ctx, tx, turn.Instance, token, now, now+activityLockTimeout.Milliseconds())
@@ -263,7 +255,7 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 		case !took:
 			return encode.Stale(op, turn.Instance, "the instance is locked")
 		}
-		return checkUnchanged(ctx, tx, op, turn.Instance, incarnation, execution, lastEvent, now)
+		return checkUnchanged(ctx, tx, op, turn.Instance, want, now)
 	}
 	var leases []*provider.WorkItemLease
 	if _, err := p.ackTurn(ctx, token, ack, ackSteps{claim: claim, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}); err != nil {
@@ -300,13 +292,13 @@ func consumeMessage(ctx context.Context, tx *txn, op, instance, workToken, queue
 
 // checkUnchanged returns ErrStale unless the instance is still the
 // incarnation in the execution ending at lastEvent, with no message visible.
-func checkUnchanged(ctx context.Context, tx *txn, op, instance string, incarnation, execution, lastEvent, now int64) error {
+func checkUnchanged(ctx context.Context, tx *txn, op, instance string, want histcache.Commit, now int64) error {
 	var same bool
 	err := tx.QueryRowContext(ctx, `
 		SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
 		   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
 		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0)
-		FROM instances i WHERE i.instance_id = ?`, incarnation, execution, execution, lastEvent, now, instance).Scan(&same)
+		FROM instances i WHERE i.instance_id = ?`, want.Incarnation, want.Execution, want.Execution, want.LastEvent, now, instance).Scan(&same)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return encode.Stale(op, instance, "the instance no longer exists")

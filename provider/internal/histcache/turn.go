@@ -5,8 +5,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // Turn returns the turn that delivers msg to the instance's execution, built
@@ -22,7 +25,7 @@ func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *p
 		return nil
 	}
 	first, last := e.events[0], e.events[len(e.events)-1]
-	if first.Kind != provider.EventOrchestrationStarted || ends(last.Kind) {
+	if first.Kind != provider.EventOrchestrationStarted || last.Kind.EndsExecution() {
 		return nil
 	}
 	return &provider.OrchestrationItem{
@@ -67,15 +70,6 @@ func (c *Cache) TimerTurn(instance, stored string) *provider.OrchestrationItem {
 	return turn
 }
 
-func ends(k provider.EventKind) bool {
-	switch k {
-	case provider.EventOrchestrationCompleted, provider.EventOrchestrationFailed,
-		provider.EventOrchestrationTerminated, provider.EventOrchestrationContinuedAsNew:
-		return true
-	}
-	return false
-}
-
 // TurnToken names the state of an instance a cached turn was built from: the
 // incarnation, execution and last event ID the store must still hold for
 // the turn to commit, and the stored form of the queued message the turn
@@ -98,4 +92,46 @@ func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, queu
 		return 0, 0, 0, "", false
 	}
 	return incarnation, execution, lastEvent, parts[4], true
+}
+
+// DueTurns splits timers that fell due: with cached, those whose turns the
+// cache builds become turns, put in flight; the others' instances are
+// returned by name, to lock.
+func (c *Cache) DueTurns(timers []wake.DueTimer, cached bool, inFlight *InFlight) (turns []*provider.OrchestrationItem, byName []string) {
+	for _, t := range timers {
+		if cached {
+			if turn := c.TimerTurn(t.Instance, t.Item); turn != nil {
+				inFlight.Add(t.Instance)
+				turns = append(turns, turn)
+				continue
+			}
+		}
+		byName = append(byName, t.Instance)
+	}
+	return turns, byName
+}
+
+// Commit is what a cached turn's commit must find unchanged in the store,
+// and the timer message it consumes (empty: an activity's turn).
+type Commit struct {
+	Incarnation, Execution, LastEvent int64
+	Queued                            string
+}
+
+// CheckCommit validates CommitCachedTurn's arguments for either store and
+// reads what the turn was built from.
+func CheckCommit(op, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck, lease []int,
+	activityLockTimeout time.Duration) (Commit, error) {
+	var c Commit
+	var ok bool
+	c.Incarnation, c.Execution, c.LastEvent, c.Queued, ok = ParseTurnToken(turn.LockToken)
+	switch {
+	case !ok:
+		return c, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
+	case workToken == "" && c.Queued == "":
+		return c, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
+	case workToken != "" && c.Queued != "":
+		return c, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
+	}
+	return c, encode.CheckLeasing(op, ack, lease, activityLockTimeout)
 }
