@@ -18,6 +18,21 @@ type ActivityLeaser interface {
 	AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*WorkItemLease, error)
 }
 
+// QuietAcker is implemented by providers that can ack an activity whose
+// result its orchestration has, for now, nothing to do with (the code waits
+// for other results too) without waking a dispatcher: the result waits in
+// the queue for the turn a later message brings on.
+type QuietAcker interface {
+	// AckWorkItemQuietly is AckWorkItem with a completion. When, in the same
+	// transaction, the completion's execution is found unlocked and its
+	// history still ends at event lastEvent (the turn the caller's judgement
+	// comes from is still the last), nothing is woken and quiet is true.
+	// Otherwise the ack wakes dispatchers as AckWorkItem does. A process's
+	// acks commit in the order they are called, so the turn a later result
+	// brings on (AckWorkItemContinuing's fetch) finds this one queued.
+	AckWorkItemQuietly(ctx context.Context, lockToken string, completion WorkItem, lastEvent int64) (quiet bool, err error)
+}
+
 // ActivityContinuer is implemented by providers that let an activity's
 // completion run its orchestration's next turn in the same process: the
 // activity's ack locks the instance when no one holds it and returns the

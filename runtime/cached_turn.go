@@ -63,6 +63,7 @@ func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
 // the turn did not simply run (a failure, a local activity), or the
 // instance changed meanwhile.
 func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string, own *activitySlot) (done bool, err error) {
+	r.quiet.forget(item.Instance)
 	in, ok := prepareTurn(item, time.Now())
 	if !ok {
 		return false, nil
@@ -74,12 +75,16 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 			return provider.WorkItem{}, errCachedTurnDeclined
 		},
 	}
-	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
 	if err != nil {
 		return false, nil
 	}
 	err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
-		return c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
+		leases, err := c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
+		if err == nil {
+			r.quiet.note(item.Instance, item.History, ack, quiet)
+		}
+		return leases, err
 	})
 	switch {
 	case errors.Is(err, provider.ErrStale):

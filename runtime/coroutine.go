@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"container/heap"
 	"fmt"
 	rt "runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -265,33 +263,6 @@ type panicError struct {
 
 func (e *panicError) Error() string {
 	return fmt.Sprintf("orchestration panicked: %v\n%s", e.value, e.stack)
-}
-
-// goroutineID parses the calling goroutine's ID from its stack header. It
-// costs a stack walk, so the engine calls it once per coroutine and, for
-// checks, only on live turns.
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:rt.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
-}
-
-// goroutineStack returns the stack of goroutine id, for error messages.
-func goroutineStack(id uint64) string {
-	buf := make([]byte, 1<<20)
-	all := buf[:rt.Stack(buf, true)]
-	header := []byte("goroutine " + strconv.FormatUint(id, 10) + " [")
-	for _, g := range bytes.Split(all, []byte("\n\n")) {
-		if bytes.HasPrefix(g, header) {
-			return string(g)
-		}
-	}
-	return "(stack not found)"
 }
 
 type coroutineHeap []*coroutine

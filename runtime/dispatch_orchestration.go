@@ -86,6 +86,7 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 // lock is renewed while the turn runs, so a slow turn is not taken over by
 // another dispatcher and counted toward the poison limit.
 func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationItem) (next *provider.OrchestrationItem) {
+	r.quiet.forget(item.Instance)
 	stop := r.renewOrchestrationLock(ctx, item)
 	defer stop()
 	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
@@ -108,7 +109,7 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
 		return nil
 	}
-	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
 	var nd *NondeterminismError
 	switch {
 	case errors.As(err, &nd) && r.opts.Nondeterminism == NondeterminismFail:
@@ -127,7 +128,7 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 	case err != nil:
 		r.retryOrFail(ctx, item, &in, errorDetails(err))
 	default:
-		return r.commitAndContinue(ctx, item, ack)
+		return r.commitAndContinue(ctx, item, ack, quiet)
 	}
 	return nil
 }
@@ -188,17 +189,18 @@ func (r *Runtime) ndStreak(instance string, failed bool) int {
 
 // commit commits a turn and releases the instance.
 func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
-	r.commitTurn(ctx, item, ack, false)
+	r.commitTurn(ctx, item, ack, false, nil)
 }
 
 // commitAndContinue commits a turn and returns the instance's next turn
-// when the store locked it in the same commit (see ackTurn).
-func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) *provider.OrchestrationItem {
-	return r.commitTurn(ctx, item, ack, true)
+// when the store locked it in the same commit (see ackTurn). quiet is the
+// turn's quiet set, noted once it committed.
+func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *quietSet) *provider.OrchestrationItem {
+	return r.commitTurn(ctx, item, ack, true, quiet)
 }
 
-func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool) *provider.OrchestrationItem {
-	next, err := r.ackTurn(ctx, item, ack, continuing)
+func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *quietSet) *provider.OrchestrationItem {
+	next, err := r.ackTurn(ctx, item, ack, continuing, quiet)
 	switch {
 	case err == nil:
 		r.ndStreak(item.Instance, false)

@@ -109,7 +109,7 @@ func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitt
 			},
 		}
 	}
-	ack, err := runTurn(r.reg, in, r.opts.Logger)
+	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
 	if err != nil {
 		if !errors.Is(err, errLocalAtStart) {
 			r.opts.Logger.Debug("first turn not computed at start; a dispatcher will run it", "instance", start.Instance, "error", err)
@@ -121,6 +121,9 @@ func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitt
 		var leases []*provider.WorkItemLease
 		var err error
 		created, leases, err = c.CommitFirstTurn(ctx, start.Instance, ack, lease, r.opts.ActivityLockTimeout)
+		if err == nil && created {
+			r.quiet.note(start.Instance, nil, ack, quiet)
+		}
 		return leases, err
 	})
 	if err != nil || created {

@@ -37,6 +37,9 @@ type Runtime struct {
 	ndMu      sync.Mutex
 	ndStreaks map[string]int
 
+	// quiet are the quiet sets of the turns this process committed last.
+	quiet quietSets
+
 	outage outage
 }
 

@@ -34,26 +34,38 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // A turn that ends the instance (completed, failed, terminated) is not
 // continued: messages reaching it now are only dropped, by any dispatcher,
 // and asking for them cost the store a lookup on every last turn.
-func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool) (*provider.OrchestrationItem, error) {
+func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *quietSet) (*provider.OrchestrationItem, error) {
 	ends := ack.Metadata.Status.Terminal() && ack.Metadata.Status != provider.StatusContinuedAsNew
 	if c, ok := r.p.(provider.TurnContinuer); ok && continuing && !ends && r.accepting() {
 		var next *provider.OrchestrationItem
 		err := r.commitLeasing(ack, func(lease []int) (leases []*provider.WorkItemLease, err error) {
 			leases, next, err = c.AckOrchestrationItemContinuing(ctx, item.Instance, item.LockToken, ack, lease,
 				r.opts.ActivityLockTimeout, r.opts.OrchestrationLockTimeout)
+			if err == nil && next == nil {
+				r.quiet.note(item.Instance, item.History, ack, quiet)
+			}
 			return leases, err
 		})
 		return next, err
 	}
+	// The set is noted before the commit's leased activities start, whose
+	// results it judges.
+	noted := func(err error) error {
+		if err == nil {
+			r.quiet.note(item.Instance, item.History, ack, quiet)
+		}
+		return err
+	}
 	leaser, ok := r.p.(provider.ActivityLeaser)
 	if !ok {
-		return nil, r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+		return nil, noted(r.p.AckOrchestrationItem(ctx, item.LockToken, ack))
 	}
 	return nil, r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
 		if len(lease) == 0 {
-			return nil, r.p.AckOrchestrationItem(ctx, item.LockToken, ack)
+			return nil, noted(r.p.AckOrchestrationItem(ctx, item.LockToken, ack))
 		}
-		return leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, lease, r.opts.ActivityLockTimeout)
+		leases, err := leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, lease, r.opts.ActivityLockTimeout)
+		return leases, noted(err)
 	})
 }
 
@@ -120,6 +132,9 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 	c, ok := r.p.(provider.ActivityContinuer)
 	if !ok || !first || completion == nil || !r.accepting() {
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	}
+	if done, err := r.ackQuietly(ctx, lease, completion); done {
+		return err
 	}
 	if done, err := r.reportWithCachedTurn(ctx, slot, lease, completion); done {
 		return err

@@ -119,15 +119,22 @@ type inboxEvent struct {
 // code blocked past its step deadline. The orchestration's own failures are
 // part of a successful ack.
 func runTurn(reg *Registry, in turnInput, logger *slog.Logger) (provider.OrchestrationAck, error) {
+	ack, _, err := runTurnQuiet(reg, in, logger)
+	return ack, err
+}
+
+// runTurnQuiet is runTurn that also says which activity results would leave
+// the execution's code blocked once the turn has committed (quiet.go).
+func runTurnQuiet(reg *Registry, in turnInput, logger *slog.Logger) (provider.OrchestrationAck, *quietSet, error) {
 	t := newTurn(reg, in, logger)
 	defer t.sched.teardown()
 	if term := firstOfKind(in.messages, provider.WorkCancelInstance); term != nil {
 		// A Terminate wins over everything else in the batch, and needs neither
 		// the code nor a replay: a broken orchestration can still be stopped.
 		if err := t.terminateFromHistory(in, term.Reason); err != nil {
-			return provider.OrchestrationAck{}, err
+			return provider.OrchestrationAck{}, nil, err
 		}
-		return t.ack(in), nil
+		return t.ack(in), nil, nil
 	}
 	var err error
 	if len(in.history) == 0 {
@@ -140,10 +147,10 @@ func runTurn(reg *Registry, in turnInput, logger *slog.Logger) (provider.Orchest
 		err = t.fatal
 	}
 	if err != nil {
-		return provider.OrchestrationAck{}, err
+		return provider.OrchestrationAck{}, nil, err
 	}
 	t.enforceLimits()
-	return t.ack(in), nil
+	return t.ack(in), t.quietSetOf(), nil
 }
 
 func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {

@@ -25,6 +25,8 @@ type sim struct {
 	status   provider.ExecutionStatus
 	now      time.Time
 	last     provider.OrchestrationAck
+	// lastQuiet is the last turn's quiet set (quiet.go).
+	lastQuiet *quietSet
 	// local runs WithLocal activities; nil queues them for workers.
 	local *localRunner
 }
@@ -46,10 +48,11 @@ func (s *sim) turn(msgs ...provider.WorkItem) (provider.OrchestrationAck, error)
 		return provider.OrchestrationAck{}, nil
 	}
 	in.local = s.local
-	ack, err := runTurn(s.reg, in, quiet)
+	ack, quietSet, err := runTurnQuiet(s.reg, in, quiet)
 	if err != nil {
 		return ack, err
 	}
+	s.lastQuiet = quietSet
 	if ack.ExecutionID != s.exec {
 		s.history = nil
 		s.exec = ack.ExecutionID

@@ -123,11 +123,13 @@ func TestCommitGroupSharesOneTransaction(t *testing.T) {
 	}
 }
 
-// A second batch goes out while the first is at the server: an ack does not
+// With two leaders allowed (the default is one, see maxCommitLeaders), a
+// second batch goes out while the first is at the server: an ack does not
 // wait for a batch that is slow to finish.
 func TestCommitGroupSendsTwoBatchesAtOnce(t *testing.T) {
 	p := pgtest.Open(t)
 	ctx := t.Context()
+	p.SetCommitLeaders(2)
 	items := startAndFetch(t, ctx, p, "a")
 	release := p.HoldCommits(ctx)
 	done := make(chan error, 1)

@@ -846,6 +846,25 @@ BEGIN
     END IF;
 END $$;
 
+-- Quiet acks (provider.QuietAcker), a commit batch's in one call, after its
+-- dx_ack_work_items queued their results: whether each instance is unlocked
+-- and its history still ends at the given event of the given incarnation and
+-- execution. A fetch that locks the instance later sees the results queued;
+-- one that locked it earlier shows its lock here (or has changed the history).
+CREATE FUNCTION dx_quiet_checks(p_instances TEXT[], p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[])
+RETURNS BOOLEAN[] LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+    RETURN (
+        SELECT array_agg(
+            EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = u.inst AND i.incarnation = u.inc
+                    AND i.current_execution_id = u.ex)
+            AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = u.inst AND l.locked_until > now())
+            AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
+                IS NOT DISTINCT FROM u.last
+            ORDER BY u.k)
+        FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) WITH ORDINALITY AS u(inst, inc, ex, last, k));
+END $$;
+
 -- Watch's two reads (watch.go). As functions their plans are cached per
 -- session: as plain statements PostgreSQL planned them on every call (a
 -- custom plan for each array of IDs), which cost more than running them.

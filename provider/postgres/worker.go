@@ -70,6 +70,32 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 	return classify(op, "", err)
 }
 
+var _ provider.QuietAcker = (*Provider)(nil)
+
+// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
+// instance's incarnation, from the history cache: when the cache does not
+// hold the history the caller judged from, the ack is plain.
+func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	const op = "ack work item"
+	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
+	if !ok {
+		return false, p.AckWorkItem(ctx, lockToken, &completion)
+	}
+	if lockToken == "" {
+		return false, encode.LockNotHeld(op, "", "empty lock token")
+	}
+	data, err := encode.EncodeItem(op, completion, false)
+	if err != nil {
+		return false, err
+	}
+	check := &quietCheck{incarnation: incarnation, execution: completion.ExecutionID, lastEvent: lastEvent}
+	err = p.commit(ctx, commitWork{workAck: &workAck{token: lockToken, instance: &completion.Instance, completion: &data, quiet: check}})
+	if err == nil && !check.ok {
+		p.announce(orchestratorChannel)
+	}
+	return err == nil && check.ok, classify(op, "", err)
+}
+
 // AbandonWorkItem implements provider.Provider.
 func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
 	const op = "abandon work item"

@@ -73,6 +73,7 @@ func Groups() []Group {
 		{"Shortcuts", shortcutCases()},
 		{"HistoryReads", historyReadCases()},
 		{"CachedTurns", cachedTurnCases()},
+		{"QuietAcks", quietAckCases()},
 	}
 }
 

@@ -105,6 +105,37 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 	return err
 }
 
+var _ provider.QuietAcker = (*Provider)(nil)
+
+// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
+// instance's incarnation, from the history cache: when the cache does not
+// hold the history the caller judged from, the ack is plain. Writes are
+// serialised, so the check sees every turn committed before it, and a turn
+// locked after it finds the completion queued.
+func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
+	if !ok {
+		return false, p.AckWorkItem(ctx, lockToken, &completion)
+	}
+	quiet := false
+	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
+		err := tx.QueryRowContext(ctx, `
+			SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
+			   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
+			   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id AND l.locked_until > ?), 0)
+			FROM instances i WHERE i.instance_id = ?`,
+			incarnation, completion.ExecutionID, completion.ExecutionID, lastEvent, now, completion.Instance).Scan(&quiet)
+		if errors.Is(err, sql.ErrNoRows) {
+			quiet, err = false, nil // the instance is gone: nothing to be quiet for
+		}
+		return err
+	})
+	if err == nil && !quiet {
+		p.orchestratorWork.Notify()
+	}
+	return quiet, err
+}
+
 // ackWork deletes the leased item, queues its completion and runs then (which
 // may be nil) in the same transaction.
 func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *provider.WorkItem, then func(tx *txn, now int64) error) error {

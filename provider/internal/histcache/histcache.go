@@ -133,6 +133,17 @@ func (c *Cache) Latest(instance string) (events []provider.Event, incarnation, e
 	return slices.Clip(e.events), e.incarnation, e.execution, true
 }
 
+// Holds reports, with its incarnation, whether the cache holds the
+// instance's execution ending at event lastEvent: what a quiet ack
+// (provider.QuietAcker) must find unchanged in the store.
+func (c *Cache) Holds(instance string, execution, lastEvent int64) (incarnation int64, ok bool) {
+	events, incarnation, cached, ok := c.Latest(instance)
+	if !ok || cached != execution || incarnation == 0 || events[len(events)-1].ID != lastEvent {
+		return 0, false
+	}
+	return incarnation, true
+}
+
 // Store records the whole history of an execution of the instance's
 // incarnation, read from the store or written by the ack that created the
 // instance; last is the stored form of its last event. An empty history is

@@ -1,0 +1,153 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// Quiet activity results. A turn that ends with the orchestration waiting
+// for all of several activities (WhenAll) would, on the result of one of
+// them, only record it and wait on: a fetch, a replay and a commit for
+// nothing. The turn notes which results leave its instance's code blocked
+// (quietSet); when one arrives and the store still holds the history the
+// turn ended with, the activity is acked without waking a dispatcher
+// (provider.QuietAcker) and the result waits in the queue for the turn the
+// last one runs, which delivers them all. A fan-out of n activities then
+// costs one turn where it cost up to n.
+
+// quietSet says which activity results would leave an execution's code
+// blocked, as the turn that committed event lastEvent left it.
+type quietSet struct {
+	execution, lastEvent int64
+	// remaining is, for each parked wait, how many more results wake it.
+	remaining []int
+	// waitsOf lists, for each pending activity, the waits its result
+	// counts toward (none: nothing awaits it yet). An activity not listed is
+	// not quiet.
+	waitsOf map[int64][]int
+}
+
+// quietSetOf reads, from a turn that ended with its execution running, the
+// pending activities whose results would each leave every coroutine parked.
+// nil when none would.
+func (t *turn) quietSetOf() *quietSet {
+	if t.finished || t.ended || t.mainDone() {
+		return nil
+	}
+	q := &quietSet{execution: t.executionID, waitsOf: map[int64][]int{}}
+	index := map[*wait]int{}
+	for id, a := range t.byID {
+		f := a.future
+		if a.kind != provider.EventActivityScheduled || f == nil || f.done || len(f.onResolve) > 0 {
+			continue
+		}
+		ws := []int{}
+		for _, w := range f.waiters {
+			if w.c.waiting != w {
+				continue // a wait that already ended
+			}
+			k, ok := index[w]
+			if !ok {
+				k = len(q.remaining)
+				index[w] = k
+				q.remaining = append(q.remaining, w.need)
+			}
+			ws = append(ws, k)
+		}
+		q.waitsOf[id] = ws
+	}
+	if len(q.waitsOf) == 0 {
+		return nil
+	}
+	return q
+}
+
+// take counts the result of activity id toward its waits when none of them
+// wakes: the result is quiet.
+func (q *quietSet) take(id int64) bool {
+	ws, ok := q.waitsOf[id]
+	if !ok {
+		return false
+	}
+	for _, w := range ws {
+		if q.remaining[w] <= 1 {
+			return false
+		}
+	}
+	for _, w := range ws {
+		q.remaining[w]--
+	}
+	delete(q.waitsOf, id)
+	return true
+}
+
+// quietSets holds the quiet sets of the instances whose last turn this
+// process committed.
+type quietSets struct {
+	mu   sync.Mutex
+	sets map[string]*quietSet
+}
+
+// note records the set of the turn that committed on item (nil: none is
+// quiet). ack's events end the history the set belongs to.
+func (s *quietSets) note(instance string, history []provider.Event, ack provider.OrchestrationAck, q *quietSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sets, instance)
+	if q == nil || ack.Metadata.Status.Terminal() {
+		return
+	}
+	switch {
+	case len(ack.HistoryDelta) > 0:
+		q.lastEvent = ack.HistoryDelta[len(ack.HistoryDelta)-1].ID
+	case len(history) > 0:
+		q.lastEvent = history[len(history)-1].ID
+	default:
+		return
+	}
+	if s.sets == nil {
+		s.sets = map[string]*quietSet{}
+	}
+	s.sets[instance] = q
+}
+
+// forget drops the instance's set: a turn of it begins, or the store's
+// history is not the one the set was read from.
+func (s *quietSets) forget(instance string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sets, instance)
+}
+
+// take reports whether completion is quiet, and if so the last event of the
+// history it must find unchanged.
+func (s *quietSets) take(completion *provider.WorkItem) (quiet bool, lastEvent int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.sets[completion.Instance]
+	if q == nil || q.execution != completion.ExecutionID || !q.take(completion.ID) {
+		return false, 0
+	}
+	return true, q.lastEvent
+}
+
+// ackQuietly acks an activity whose result is quiet without waking a
+// dispatcher; done is false when the result is not quiet or the store
+// cannot tell (the caller then acks as usual).
+func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
+	qa, ok := r.p.(provider.QuietAcker)
+	if !ok {
+		return false, nil
+	}
+	quiet, last := r.quiet.take(completion)
+	if !quiet {
+		return false, nil
+	}
+	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, last)
+	if !stillQuiet || err != nil {
+		r.quiet.forget(completion.Instance)
+	}
+	return true, err
+}
