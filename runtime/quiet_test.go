@@ -146,4 +146,3 @@ func TestQuietSetsAreNotedForRunningExecutionsOnly(t *testing.T) {
 		t.Fatal("a set of an execution that ended is not noted")
 	}
 }
-
