@@ -6,6 +6,7 @@ require github.com/duroxide/duroxide-go v0.0.0
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/petermattis/goid v0.0.0-20261109124353-7cfa343ad0ab // indirect
 	golang.org/x/mod v0.42.0 // indirect
 )
 
