@@ -27,9 +27,9 @@ type QuietAcker interface {
 	// transaction, the completion's execution is found unlocked and its
 	// history still ends at event lastEvent (the turn the caller's judgement
 	// comes from is still the last), nothing is woken and quiet is true.
-	// Otherwise the ack wakes dispatchers as AckWorkItem does. A process's
-	// acks commit in the order they are called, so the turn a later result
-	// brings on (AckWorkItemContinuing's fetch) finds this one queued.
+	// Otherwise the ack wakes dispatchers as AckWorkItem does. (The runtime
+	// sends the ack that brings on the instance's turn only once its quiet
+	// acks returned, so that turn finds their results queued.)
 	AckWorkItemQuietly(ctx context.Context, lockToken string, completion WorkItem, lastEvent int64) (quiet bool, err error)
 }
 

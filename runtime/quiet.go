@@ -27,6 +27,10 @@ type quietSet struct {
 	// counts toward (none: nothing awaits it yet). An activity not listed is
 	// not quiet.
 	waitsOf map[int64][]int
+	// inFlight counts quiet acks not yet answered; settled is closed when
+	// it drops to zero (nil while none are in flight).
+	inFlight int
+	settled  chan struct{}
 }
 
 // quietSetOf reads, from a turn that ended with its execution running, the
@@ -65,7 +69,7 @@ func (t *turn) quietSetOf() *quietSet {
 }
 
 // take counts the result of activity id toward its waits when none of them
-// wakes: the result is quiet.
+// wakes: the result is quiet, and its ack is in flight until settle.
 func (q *quietSet) take(id int64) bool {
 	ws, ok := q.waitsOf[id]
 	if !ok {
@@ -80,6 +84,10 @@ func (q *quietSet) take(id int64) bool {
 		q.remaining[w]--
 	}
 	delete(q.waitsOf, id)
+	q.inFlight++
+	if q.settled == nil {
+		q.settled = make(chan struct{})
+	}
 	return true
 }
 
@@ -95,7 +103,7 @@ type quietSets struct {
 func (s *quietSets) note(instance string, history []provider.Event, ack provider.OrchestrationAck, q *quietSet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.sets, instance)
+	s.dropLocked(instance)
 	if q == nil || ack.Metadata.Status.Terminal() {
 		return
 	}
@@ -118,19 +126,65 @@ func (s *quietSets) note(instance string, history []provider.Event, ack provider
 func (s *quietSets) forget(instance string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.sets, instance)
+	s.dropLocked(instance)
 }
 
-// take reports whether completion is quiet, and if so the last event of the
-// history it must find unchanged.
-func (s *quietSets) take(completion *provider.WorkItem) (quiet bool, lastEvent int64) {
+func (s *quietSets) dropLocked(instance string) {
+	q := s.sets[instance]
+	if q == nil {
+		return
+	}
+	delete(s.sets, instance)
+	if q.settled != nil && q.inFlight > 0 {
+		// Waiters must not wait for acks of a set no one tracks any more.
+		close(q.settled)
+		q.settled = nil
+	}
+}
+
+// take reports whether completion is quiet, and if so the history it must
+// find unchanged; its ack must be settled. A completion that is not quiet
+// first waits for the instance's quiet acks in flight, so that the turn it
+// brings on finds their results queued.
+func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (quiet bool, lastEvent int64) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	q := s.sets[completion.Instance]
-	if q == nil || q.execution != completion.ExecutionID || !q.take(completion.ID) {
+	if q == nil || q.execution != completion.ExecutionID {
+		s.mu.Unlock()
 		return false, 0
 	}
-	return true, q.lastEvent
+	if q.take(completion.ID) {
+		s.mu.Unlock()
+		return true, q.lastEvent
+	}
+	settled := q.settled
+	s.mu.Unlock()
+	if settled != nil {
+		select {
+		case <-settled:
+		case <-ctx.Done():
+		}
+	}
+	return false, 0
+}
+
+// settle ends a quiet ack of the instance's set; stillQuiet false (the
+// store woke dispatchers, or failed) drops the set.
+func (s *quietSets) settle(instance string, lastEvent int64, stillQuiet bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.sets[instance]
+	if q == nil || q.lastEvent != lastEvent {
+		return
+	}
+	q.inFlight--
+	if q.inFlight == 0 && q.settled != nil {
+		close(q.settled)
+		q.settled = nil
+	}
+	if !stillQuiet {
+		s.dropLocked(instance)
+	}
 }
 
 // ackQuietly acks an activity whose result is quiet without waking a
@@ -141,13 +195,11 @@ func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease,
 	if !ok {
 		return false, nil
 	}
-	quiet, last := r.quiet.take(completion)
+	quiet, last := r.quiet.take(ctx, completion)
 	if !quiet {
 		return false, nil
 	}
 	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, last)
-	if !stillQuiet || err != nil {
-		r.quiet.forget(completion.Instance)
-	}
+	r.quiet.settle(completion.Instance, last, stillQuiet && err == nil)
 	return true, err
 }

@@ -123,8 +123,8 @@ func TestCommitGroupSharesOneTransaction(t *testing.T) {
 	}
 }
 
-// With two leaders allowed (the default is one, see maxCommitLeaders), a
-// second batch goes out while the first is at the server: an ack does not
+// With two leaders allowed (the default, see maxCommitLeaders), a second
+// batch goes out while the first is at the server: an ack does not
 // wait for a batch that is slow to finish.
 func TestCommitGroupSendsTwoBatchesAtOnce(t *testing.T) {
 	p := pgtest.Open(t)
