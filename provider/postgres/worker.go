@@ -51,6 +51,27 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 
 // AckWorkItem implements provider.Provider.
 func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	return p.ackWork(ctx, lockToken, completion, nil)
+}
+
+var _ provider.QuietAcker = (*Provider)(nil)
+
+// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
+// instance's incarnation, from the history cache: when the cache does not
+// hold the history the caller judged from, the ack is plain.
+func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
+	if !ok {
+		return false, p.ackWork(ctx, lockToken, &completion, nil)
+	}
+	check := &quietCheck{incarnation: incarnation, execution: completion.ExecutionID, lastEvent: lastEvent}
+	err := p.ackWork(ctx, lockToken, &completion, check)
+	return err == nil && check.ok, err
+}
+
+// ackWork acks an activity, queueing its completion (if any), and wakes the
+// dispatchers unless quiet is set and found the instance unchanged.
+func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *provider.WorkItem, quiet *quietCheck) error {
 	const op = "ack work item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -63,37 +84,11 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 		}
 		instance, data = &completion.Instance, &d
 	}
-	err := p.commit(ctx, commitWork{workAck: &workAck{token: lockToken, instance: instance, completion: data}})
-	if err == nil && completion != nil {
+	err := p.commit(ctx, commitWork{workAck: &workAck{token: lockToken, instance: instance, completion: data, quiet: quiet}})
+	if err == nil && completion != nil && (quiet == nil || !quiet.ok) {
 		p.announce(orchestratorChannel)
 	}
 	return classify(op, "", err)
-}
-
-var _ provider.QuietAcker = (*Provider)(nil)
-
-// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
-// instance's incarnation, from the history cache: when the cache does not
-// hold the history the caller judged from, the ack is plain.
-func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
-	const op = "ack work item"
-	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
-	if !ok {
-		return false, p.AckWorkItem(ctx, lockToken, &completion)
-	}
-	if lockToken == "" {
-		return false, encode.LockNotHeld(op, "", "empty lock token")
-	}
-	data, err := encode.EncodeItem(op, completion, false)
-	if err != nil {
-		return false, err
-	}
-	check := &quietCheck{incarnation: incarnation, execution: completion.ExecutionID, lastEvent: lastEvent}
-	err = p.commit(ctx, commitWork{workAck: &workAck{token: lockToken, instance: &completion.Instance, completion: &data, quiet: check}})
-	if err == nil && !check.ok {
-		p.announce(orchestratorChannel)
-	}
-	return err == nil && check.ok, classify(op, "", err)
 }
 
 // AbandonWorkItem implements provider.Provider.
