@@ -103,25 +103,29 @@ type TurnContinuer interface {
 type CachedTurnCommitter interface {
 	// CachedTurn returns the turn that would deliver msg, a completion for
 	// execution of instance, built from the history this process holds: all
-	// of it when the execution is still running, msg its only message,
+	// of it when the execution is still running, msg its last message,
 	// AttemptCount 1. It is not locked; its LockToken is only for
 	// CommitCachedTurn. nil when no such history is held. msg is an
 	// activity's result, never queued, or a timer queued for the instance
 	// (as msg, byte for byte once stored): that turn is Cached and consumes
-	// the queued timer.
-	CachedTurn(instance string, execution int64, msg WorkItem) *OrchestrationItem
+	// the queued timer. queued (an activity's turn only) are results of the
+	// execution this process's quiet acks queued (QuietAcker): the turn
+	// delivers them before msg and consumes them.
+	CachedTurn(instance string, execution int64, msg WorkItem, queued ...WorkItem) *OrchestrationItem
 	// CommitCachedTurn acks the activity leased under workToken, whose
-	// completion is turn's message, without queuing the completion (or, with
-	// an empty workToken, deletes turn's message, a timer that turn was
-	// fetched for by FetchOrchestrationItemsCached), and commits ack, turn's ack, with the worker items at the positions in
-	// lease leased to the caller for activityLockTimeout as
-	// AckOrchestrationItemLeasing does, in one transaction, when no live lock
-	// holds the instance, no message of it is visible and its history is
-	// still the one turn was built from (same life, execution and last
-	// event), and no other message of it is visible. Otherwise it writes
-	// nothing and returns ErrStale: the caller acks the activity as usual
-	// (or fetches the timer's instance). ErrLockNotHeld when the activity's
-	// lease is lost. On error nothing is committed.
+	// completion is turn's last message, without queuing the completion, and
+	// deletes the queued results turn delivers before it (or, with an empty
+	// workToken, deletes turn's message, a timer that turn was fetched for by
+	// FetchOrchestrationItemsCached), and commits ack, turn's ack, with the
+	// worker items at the positions in lease leased to the caller for
+	// activityLockTimeout as AckOrchestrationItemLeasing does, in one
+	// transaction, when no live lock holds the instance, every message turn
+	// consumes is still queued and visible, its history is still the one turn
+	// was built from (same life, execution and last event), and no other
+	// message of it is visible. Otherwise it writes nothing and returns
+	// ErrStale: the caller acks the activity as usual (or fetches the timer's
+	// instance). ErrLockNotHeld when the activity's lease is lost. On error
+	// nothing is committed.
 	CommitCachedTurn(ctx context.Context, workToken string, turn *OrchestrationItem, ack OrchestrationAck, lease []int,
 		activityLockTimeout time.Duration) ([]*WorkItemLease, error)
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -13,23 +14,26 @@ import (
 // lease the local activity could outlive; the usual path runs it.
 var errCachedTurnDeclined = errors.New("a cached turn does not run local activities")
 
-// reportWithCachedTurn runs the turn that delivers completion from the
-// history the store caches and commits it with the activity's ack in one
-// transaction (provider.CachedTurnCommitter): in a sequence of activities,
-// one commit per step, no lock taken first. done is false when nothing was
+// reportWithCachedTurn runs the turn that delivers completion, after queued
+// (results this process acked quietly), from the history the store caches
+// and commits it with the activity's ack in one transaction
+// (provider.CachedTurnCommitter): in a sequence of activities, one commit
+// per step, no lock taken first; at the end of a fan-out, one commit for the
+// turn that gathers every result. done is false when nothing was
 // written: the store holds no such history, other answers are awaited (their
 // acks would race this one), no turn slot freed soon enough, the turn did
 // not simply run (a failure, a local activity), or the instance changed
 // meanwhile; the
 // caller then acks as usual, which runs the turn again from the store. An
 // error (done) is the ack's: the activity lease lost, or the store failing.
-func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
+func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem,
+	queued []provider.WorkItem) (done bool, err error) {
 	c, ok := r.p.(provider.CachedTurnCommitter)
 	if !ok {
 		return false, nil
 	}
-	item := c.CachedTurn(completion.Instance, completion.ExecutionID, *completion)
-	if item == nil || othersAwaited(item.History, completion.ID) {
+	item := c.CachedTurn(completion.Instance, completion.ExecutionID, *completion, queued...)
+	if item == nil || othersAwaited(item.History, item.Messages) {
 		return false, nil
 	}
 	if !r.awaitTurnSlot(r.opts.ActivityLockTimeout / 3) {
@@ -121,17 +125,20 @@ func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnC
 }
 
 // othersAwaited reports whether the history awaits an activity or child
-// other than id: their answers arrive about now, and each cached turn but
-// the first to commit would be stale.
-func othersAwaited(history []provider.Event, id int64) bool {
+// that messages do not answer: their answers arrive about now, and each
+// cached turn but the first to commit would be stale.
+func othersAwaited(history []provider.Event, messages []provider.WorkItem) bool {
+	answered := func(id int64) bool {
+		return slices.ContainsFunc(messages, func(m provider.WorkItem) bool { return m.ID == id })
+	}
 	open := 0
 	for _, ev := range history {
 		switch {
 		case ev.Kind == provider.EventActivityScheduled || ev.Kind == provider.EventSubOrchestrationScheduled:
-			if ev.ID != id {
+			if !answered(ev.ID) {
 				open++
 			}
-		case ev.SourceID != 0 && ev.SourceID != id && (ev.Kind == provider.EventActivityCompleted ||
+		case ev.SourceID != 0 && !answered(ev.SourceID) && (ev.Kind == provider.EventActivityCompleted ||
 			ev.Kind == provider.EventActivityFailed || ev.Kind == provider.EventSubOrchestrationCompleted ||
 			ev.Kind == provider.EventSubOrchestrationFailed):
 			open--

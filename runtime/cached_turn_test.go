@@ -34,8 +34,10 @@ type cachedStore struct {
 	counts *cacheCounts
 }
 
-func (s cachedStore) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	return s.store.(provider.CachedTurnCommitter).CachedTurn(instance, execution, msg)
+var _ provider.CachedTurnCommitter = cachedStore{}
+
+func (s cachedStore) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
+	return s.store.(provider.CachedTurnCommitter).CachedTurn(instance, execution, msg, queued...)
 }
 
 func (s cachedStore) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,

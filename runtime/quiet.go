@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -15,7 +16,9 @@ import (
 // turn ended with, the activity is acked without waking a dispatcher
 // (provider.QuietAcker) and the result waits in the queue for the turn the
 // last one runs, which delivers them all. A fan-out of n activities then
-// costs one turn where it cost up to n.
+// costs one turn where it cost up to n. The set keeps the results it saw
+// acked quietly, so that the last result can run that turn from the cached
+// history, consuming them (provider.CachedTurnCommitter): no fetch at all.
 
 // quietSet says which activity results would leave an execution's code
 // blocked, as the turn that committed event lastEvent left it.
@@ -31,6 +34,8 @@ type quietSet struct {
 	// it drops to zero (nil while none are in flight).
 	inFlight int
 	settled  chan struct{}
+	// queued are the results acked quietly, in the order their acks returned.
+	queued []provider.WorkItem
 }
 
 // quietSetOf reads, from a turn that ended with its execution running, the
@@ -145,17 +150,18 @@ func (s *quietSets) dropLocked(instance string) {
 // take reports whether completion is quiet, and if so the history it must
 // find unchanged; its ack must be settled. A completion that is not quiet
 // first waits for the instance's quiet acks in flight, so that the turn it
-// brings on finds their results queued.
-func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (quiet bool, lastEvent int64) {
+// brings on finds their results queued; queued lists them when every quiet
+// ack of the set settled quiet (else nil: which are queued is not known).
+func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (quiet bool, lastEvent int64, queued []provider.WorkItem) {
 	s.mu.Lock()
 	q := s.sets[completion.Instance]
 	if q == nil || q.execution != completion.ExecutionID {
 		s.mu.Unlock()
-		return false, 0
+		return false, 0, nil
 	}
 	if q.take(completion.ID) {
 		s.mu.Unlock()
-		return true, q.lastEvent
+		return true, q.lastEvent, nil
 	}
 	settled := q.settled
 	s.mu.Unlock()
@@ -163,17 +169,23 @@ func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (qu
 		select {
 		case <-settled:
 		case <-ctx.Done():
+			return false, 0, nil
 		}
 	}
-	return false, 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sets[completion.Instance] != q || q.inFlight > 0 {
+		return false, 0, nil
+	}
+	return false, 0, slices.Clone(q.queued)
 }
 
 // settle ends a quiet ack of the instance's set; stillQuiet false (the
 // store woke dispatchers, or failed) drops the set.
-func (s *quietSets) settle(instance string, lastEvent int64, stillQuiet bool) {
+func (s *quietSets) settle(completion *provider.WorkItem, lastEvent int64, stillQuiet bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.sets[instance]
+	q := s.sets[completion.Instance]
 	if q == nil || q.lastEvent != lastEvent {
 		return
 	}
@@ -183,23 +195,27 @@ func (s *quietSets) settle(instance string, lastEvent int64, stillQuiet bool) {
 		q.settled = nil
 	}
 	if !stillQuiet {
-		s.dropLocked(instance)
+		s.dropLocked(completion.Instance)
+		return
 	}
+	q.queued = append(q.queued, *completion)
 }
 
 // ackQuietly acks an activity whose result is quiet without waking a
 // dispatcher; done is false when the result is not quiet or the store
-// cannot tell (the caller then acks as usual).
-func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, err error) {
+// cannot tell (the caller then acks as usual). queued are, when not done,
+// the results of the instance this process acked quietly, for the turn the
+// caller's result brings on (nil when not known).
+func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, queued []provider.WorkItem, err error) {
 	qa, ok := r.p.(provider.QuietAcker)
 	if !ok {
-		return false, nil
+		return false, nil, nil
 	}
-	quiet, last := r.quiet.take(ctx, completion)
+	quiet, last, queued := r.quiet.take(ctx, completion)
 	if !quiet {
-		return false, nil
+		return false, queued, nil
 	}
 	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, last)
-	r.quiet.settle(completion.Instance, last, stillQuiet && err == nil)
-	return true, err
+	r.quiet.settle(completion, last, stillQuiet && err == nil)
+	return true, nil, err
 }

@@ -70,3 +70,61 @@ func TestFanOutRunsOneTurnForItsResults(t *testing.T) {
 		}
 	})
 }
+
+// quietCachedStore is a cachedStore that also acks quietly.
+type quietCachedStore struct {
+	cachedStore
+	quiet *atomic.Int64
+}
+
+func (s quietCachedStore) AckWorkItemQuietly(ctx context.Context, token string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	return quietStore{s.directShortcuts, s.store, s.quiet}.AckWorkItemQuietly(ctx, token, completion, lastEvent)
+}
+
+// TestFanInTurnCommitsFromTheCache: the result that completes a WhenAll
+// runs the turn that gathers every result from the cached history, consuming
+// the results acked quietly before it, and commits it with its ack: no
+// activity ack continues into a fetched turn, no turn is fetched.
+func TestFanInTurnCommitsFromTheCache(t *testing.T) {
+	onEachStore(t, func(t *testing.T, store testStore) {
+		counting := &countingStore{testStore: store}
+		counts := &cacheCounts{}
+		var quietAcks atomic.Int64
+		reg := runtime.NewRegistry()
+		runtime.RegisterActivity(reg, "Pow", func(_ context.Context, n int) (int, error) { return n * n, nil })
+		runtime.RegisterOrchestration(reg, "Fan", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+			fs := make([]*runtime.Future, n)
+			for i := range fs {
+				fs[i] = ctx.CallActivity("Pow", i)
+			}
+			if err := ctx.WhenAll(fs...); err != nil {
+				return 0, err
+			}
+			sum := 0
+			for _, f := range fs {
+				v, _ := runtime.Await[int](f)
+				sum += v
+			}
+			return sum, nil
+		})
+		direct := unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}
+		client := startRuntime(t, quietCachedStore{cachedStore{direct, store, counts}, &quietAcks}, reg, fastOptions()).Client()
+		const n = 5
+		for i := range n {
+			id := fmt.Sprintf("fan-%d", i)
+			if err := client.Start(t.Context(), id, "Fan", 4); err != nil {
+				t.Fatal(err)
+			}
+			st := wait(t, client, id)
+			if st.Status != runtime.StatusCompleted || st.Output != "14" {
+				t.Fatalf("%s: %s %q %v, want Completed 14 (0+1+4+9)", id, st.Status, st.Output, st.Failure)
+			}
+		}
+		settle(func() bool { return counts.committed.Load() >= n })
+		committed, stale, continued := counts.committed.Load(), counts.stale.Load(), counts.continued.Load()
+		if quietAcks.Load() != 3*n || committed != n || stale != 0 || continued != 0 || counting.turnsFetched.Load() != 0 {
+			t.Fatalf("%d quiet acks, %d cached turns committed, %d stale, %d activity acks continued, %d turns fetched; want %d, %d, 0, 0, 0",
+				quietAcks.Load(), committed, stale, continued, counting.turnsFetched.Load(), 3*n, n)
+		}
+	})
+}

@@ -129,20 +129,20 @@ func TestQuietSetsAreNotedForRunningExecutionsOnly(t *testing.T) {
 	q := &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{2: {0}, 3: {0}}}
 	running := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{{ID: 1}, {ID: 2}, {ID: 3}}}
 	sets.note("i", nil, running, q)
-	if quiet, last := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 2}); !quiet || last != 3 {
+	if quiet, last, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 2}); !quiet || last != 3 {
 		t.Fatalf("take = %v, %d; want true, 3", quiet, last)
 	}
-	if quiet, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 2, ID: 3}); quiet {
+	if quiet, _, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 2, ID: 3}); quiet {
 		t.Fatal("a result of another execution is not quiet")
 	}
 	sets.forget("i")
-	if quiet, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); quiet {
+	if quiet, _, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); quiet {
 		t.Fatal("a forgotten set answers nothing")
 	}
 	ended := running
 	ended.Metadata.Status = provider.StatusCompleted
 	sets.note("i", nil, ended, &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{3: {0}}})
-	if quiet, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); quiet {
+	if quiet, _, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); quiet {
 		t.Fatal("a set of an execution that ended is not noted")
 	}
 }

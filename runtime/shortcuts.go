@@ -133,10 +133,11 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 	if !ok || !first || completion == nil || !r.accepting() {
 		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
 	}
-	if done, err := r.ackQuietly(ctx, lease, completion); done {
+	done, queued, err := r.ackQuietly(ctx, lease, completion)
+	if done {
 		return err
 	}
-	if done, err := r.reportWithCachedTurn(ctx, slot, lease, completion); done {
+	if done, err := r.reportWithCachedTurn(ctx, slot, lease, completion, queued); done {
 		return err
 	}
 	turnSlot := tryAcquire(r.turnSlots, 1) == 1

@@ -18,14 +18,15 @@ var (
 )
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
-func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.CachedTurn(instance, execution, msg)
+func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
+	return p.hist.CachedTurn(instance, execution, msg, queued...)
 }
 
 // CommitCachedTurn implements provider.CachedTurnCommitter: one transaction
-// (in a group commit) deletes the activity's item, locks the instance under
-// a token of our own when it is unchanged (dx_claim_cached_turns, DX008
-// otherwise) and acks the turn under that token.
+// (in a group commit) deletes the activity's item, deletes the queued
+// messages the turn consumes and locks the instance under a token of our own
+// when it is unchanged (dx_claim_cached_turns, DX008 otherwise) and acks the
+// turn under that token.
 func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
@@ -37,19 +38,18 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	if err != nil {
 		return nil, err
 	}
-	if want.Queued != "" {
+	timer := workToken == ""
+	if timer {
 		defer p.inFlight.Done(turn.Instance)
 	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
 	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: activityLockTimeout.Milliseconds(),
-		incarnation: want.Incarnation, execution: want.Execution, lastEvent: want.LastEvent}
+		incarnation: want.Incarnation, execution: want.Execution, lastEvent: want.LastEvent, queued: want.Queued}
 	acked := &turnAck{token: claim.token, enc: enc, lease: lease, leaseFor: activityLockTimeout}
 	work := commitWork{claim: claim, ack: acked}
-	if want.Queued != "" {
-		claim.queued = &want.Queued
-	} else {
+	if !timer {
 		work.workAck = &workAck{token: workToken}
 	}
 	if err := p.commit(ctx, work); err != nil {
@@ -65,21 +65,30 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 type cachedClaim struct {
 	instance, token                           string
 	lockMs, incarnation, execution, lastEvent int64
-	// queued is the timer message the turn consumes, in stored form; nil
-	// for an activity's turn (its item is acked by the batch's workAck).
-	queued *string
+	// queued are the messages the turn consumes, in stored form: its timer,
+	// or the quiet results an activity's turn delivers before the activity's
+	// (whose item the batch's workAck acks).
+	queued []string
 }
 
 func queueCachedClaims(b *pgx.Batch, claims []*cachedClaim) {
 	n := len(claims)
 	instances, tokens := make([]string, n), make([]string, n)
 	incarnations, executions, lastEvents := make([]int64, n), make([]int64, n), make([]int64, n)
-	queued := make([]*string, n)
+	// The consumed messages, flattened: queued[j] belongs to claim of[j]
+	// (1-based, as PL/pgSQL's loop counts).
+	var of []int32
+	var queued []string
 	var lockMs int64
 	for i, c := range claims {
-		instances[i], tokens[i], queued[i] = c.instance, c.token, c.queued
+		instances[i], tokens[i] = c.instance, c.token
 		incarnations[i], executions[i], lastEvents[i] = c.incarnation, c.execution, c.lastEvent
 		lockMs = max(lockMs, c.lockMs)
+		for _, q := range c.queued {
+			of = append(of, int32(i+1))
+			queued = append(queued, q)
+		}
 	}
-	b.Queue(`SELECT dx_claim_cached_turns($1, $2, $3, $4, $5, $6, $7)`, instances, tokens, lockMs, incarnations, executions, lastEvents, queued)
+	b.Queue(`SELECT dx_claim_cached_turns($1, $2, $3, $4, $5, $6, $7, $8)`, instances, tokens, lockMs, incarnations, executions,
+		lastEvents, of, queued)
 }

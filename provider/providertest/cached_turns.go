@@ -19,6 +19,8 @@ func cachedTurnCases() []Case {
 		{"CachedTurnIsStaleWhenLocked", cachedTurnStaleLocked},
 		{"CachedTurnIsStaleAfterAPeersTurn", cachedTurnStalePeer},
 		{"CachedTurnWithLostLeaseCommitsNothing", cachedTurnLostLease},
+		{"CachedTurnConsumesQueuedResults", cachedTurnConsumesQueued},
+		{"CachedTurnIsStaleWhenAQueuedResultIsMissing", cachedTurnQueuedMissing},
 		{"NoCachedTurnOfEndedOrUnknownExecutions", noCachedTurnEnded},
 		{"CachedTimerTurnConsumesItsTimer", cachedTimerTurnConsumesTimer},
 		{"CachedTimerTurnIsStaleWhenAnotherMessageWaits", cachedTimerTurnStale},
@@ -281,4 +283,76 @@ func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
 		e.wantEqual(len(e.history(inst)), 3, inst+"'s history")
 	}
 	e.fetchNone()
+}
+
+// fanOut runs a's first turn, scheduling activities 2, 3 and 4, leases them
+// and acks 3 and 4 (their results queued, as quiet acks leave them); it
+// returns activity 2's lease.
+func fanOut(e *env) *provider.WorkItemLease {
+	e.t.Helper()
+	e.enqueue(startItem("a"))
+	item := e.fetch()
+	e.ack(item, scheduleTurn(item))
+	leases := map[int64]*provider.WorkItemLease{}
+	for range 3 {
+		l := e.fetchWork()
+		leases[l.Item.ID] = l
+	}
+	for _, id := range []int64{3, 4} {
+		e.must(e.p.AckWorkItem(e.ctx, leases[id].LockToken, completionItem("a", 1, id)), "ack activity")
+	}
+	return leases[2]
+}
+
+// gatherAll is the ack of a turn that records the three results.
+func gatherAll(turn *provider.OrchestrationItem) provider.OrchestrationAck {
+	return provider.OrchestrationAck{ExecutionID: turn.ExecutionID, HistoryDelta: []provider.Event{
+		event(turn, 1, provider.EventActivityCompleted), event(turn, 2, provider.EventActivityCompleted),
+		event(turn, 3, provider.EventActivityCompleted)}}
+}
+
+// A cached turn given results already queued delivers them before the
+// activity's own and consumes them with the commit.
+func cachedTurnConsumesQueued(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	lease := fanOut(e)
+	done := *completionItem("a", 1, 2)
+	turn := cacher(e).CachedTurn("a", 1, done, *completionItem("a", 1, 3), *completionItem("a", 1, 4))
+	if turn == nil {
+		t.Fatal("no cached turn of a after this process acked its turns")
+	}
+	ids := make([]int64, len(turn.Messages))
+	for i, m := range turn.Messages {
+		ids[i] = m.ID
+	}
+	e.wantEqual(ids, []int64{3, 4, 2}, "the turn's messages: the queued results, then the activity's")
+	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, gatherAll(turn), nil, longLock)
+	e.must(err, "commit the cached turn")
+	e.wantEqual(eventIDs(e.history("a")), []int64{1, 2, 3, 4}, "a's history")
+	e.fetchNone() // the queued results were consumed, and a is not locked
+	e.fetchWorkNone()
+}
+
+// A result the turn names but the queue does not hold (never queued, or
+// queued with another payload) makes the commit stale: nothing is written,
+// the queued results stay for a fetch, the activity stays leased.
+func cachedTurnQueuedMissing(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	lease := fanOut(e)
+	other := *completionItem("a", 1, 4)
+	other.Result = `"other"`
+	turn := cacher(e).CachedTurn("a", 1, *completionItem("a", 1, 2), *completionItem("a", 1, 3), other)
+	if turn == nil {
+		t.Fatal("no cached turn of a after this process acked its turns")
+	}
+	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, gatherAll(turn), nil, longLock)
+	e.wantErr(err, provider.ErrStale, "commit a cached turn naming a result the queue does not hold")
+	e.wantEqual(len(e.history("a")), 1, "a's history")
+	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+	item := e.fetch()
+	ids := make([]int64, len(item.Messages))
+	for i, m := range item.Messages {
+		ids[i] = m.ID
+	}
+	e.wantEqual(ids, []int64{3, 4, 2}, "the next turn's messages: every result, in order")
 }

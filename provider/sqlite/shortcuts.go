@@ -225,8 +225,8 @@ func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item prov
 }
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
-func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.CachedTurn(instance, execution, msg)
+func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
+	return p.hist.CachedTurn(instance, execution, msg, queued...)
 }
 
 // CommitCachedTurn implements provider.CachedTurnCommitter: the
@@ -240,12 +240,12 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	if err != nil {
 		return nil, err
 	}
-	if want.Queued != "" {
+	if workToken == "" {
 		defer p.inFlight.Done(turn.Instance)
 	}
 	token := newToken()
 	claim := func(tx *txn, now int64) error {
-		if err := consumeMessage(ctx, tx, op, turn.Instance, workToken, want.Queued, now); err != nil {
+		if err := consumeMessages(ctx, tx, op, turn.Instance, workToken, want.Queued, now); err != nil {
 			return err
 		}
 		took, err := takeInstanceLock(ctx, tx, turn.Instance, token, now, now+activityLockTimeout.Milliseconds())
@@ -264,28 +264,29 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	return leases, nil
 }
 
-// consumeMessage deletes a cached turn's message: the activity item leased
-// under workToken, or else the visible, untaken timer message stored as
-// queued.
-func consumeMessage(ctx context.Context, tx *txn, op, instance, workToken, queued string, now int64) error {
-	if workToken == "" {
-		res, err := tx.ExecContext(ctx, `
-			DELETE FROM orchestrator_queue WHERE id = (SELECT id FROM orchestrator_queue
-				WHERE instance_id = ? AND visible_at <= ? AND lock_token IS NULL AND work_item = ? LIMIT 1)`, instance, now, queued)
+// consumeMessages deletes what a cached turn consumes: the activity item
+// leased under workToken, if any, and the visible, untaken messages stored
+// as queued (a timer, or the quiet results delivered with the activity's).
+func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
+	if workToken != "" {
+		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
 		if err != nil {
-			return fmt.Errorf("delete timer message: %w", err)
+			return fmt.Errorf("delete work item: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return encode.Stale(op, instance, "the timer was taken, or is not due")
+			return encode.LockNotHeld(op, instance, "activity lock token is unknown, expired, or its item was cancelled")
 		}
-		return nil
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
-	if err != nil {
-		return fmt.Errorf("delete work item: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return encode.LockNotHeld(op, instance, "activity lock token is unknown, expired, or its item was cancelled")
+	for _, stored := range queued {
+		res, err := tx.ExecContext(ctx, `
+			DELETE FROM orchestrator_queue WHERE id = (SELECT id FROM orchestrator_queue
+				WHERE instance_id = ? AND visible_at <= ? AND lock_token IS NULL AND work_item = ? LIMIT 1)`, instance, now, stored)
+		if err != nil {
+			return fmt.Errorf("delete consumed message: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return encode.Stale(op, instance, "a message the turn consumes was taken, or is not due")
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package histcache
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -32,21 +33,39 @@ func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *p
 		Instance: instance, OrchestrationName: first.Name, Version: first.Version, ExecutionID: execution,
 		Status: provider.StatusRunning, Exists: true, ParentInstance: first.ParentInstance,
 		History: slices.Clip(e.events), Messages: []provider.WorkItem{msg}, AttemptCount: 1, CustomStatus: e.custom,
-		LockToken: TurnToken(e.incarnation, execution, last.ID, ""),
+		LockToken: TurnToken(e.incarnation, execution, last.ID, nil),
 	}
 }
 
-// CachedTurn is Turn for msg, an activity's result (never queued), or
-// TimerTurn for msg, a timer queued as msg encodes.
-func (c *Cache) CachedTurn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
-	if msg.Kind != provider.WorkTimerFired {
-		return c.Turn(instance, execution, msg)
+// CachedTurn is Turn for msg, an activity's result (never queued), after
+// queued, results of the execution this provider's quiet acks queued (the
+// turn consumes them); or TimerTurn for msg, a timer queued as msg encodes.
+func (c *Cache) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
+	if msg.Kind == provider.WorkTimerFired {
+		stored, err := provider.EncodeWorkItem(msg)
+		if err != nil || msg.ExecutionID != execution || len(queued) > 0 {
+			return nil
+		}
+		return c.TimerTurn(instance, stored)
 	}
-	stored, err := provider.EncodeWorkItem(msg)
-	if err != nil || msg.ExecutionID != execution {
-		return nil
+	turn := c.Turn(instance, execution, msg)
+	if turn == nil || len(queued) == 0 {
+		return turn
 	}
-	return c.TimerTurn(instance, stored)
+	stored := make([]string, len(queued))
+	for i, q := range queued {
+		var err error
+		if q.Instance != instance || q.ExecutionID != execution || !activityResult(q.Kind) {
+			return nil
+		}
+		if stored[i], err = provider.EncodeWorkItem(q); err != nil {
+			return nil
+		}
+	}
+	incarnation, _, last, _, _ := ParseTurnToken(turn.LockToken)
+	turn.LockToken = TurnToken(incarnation, execution, last, stored)
+	turn.Messages = append(slices.Clone(queued), msg)
+	return turn
 }
 
 // TimerTurn is Turn for a timer the provider's ack queued, given in its
@@ -65,33 +84,42 @@ func (c *Cache) TimerTurn(instance, stored string) *provider.OrchestrationItem {
 		return nil
 	}
 	incarnation, execution, last, _, _ := ParseTurnToken(turn.LockToken)
-	turn.LockToken = TurnToken(incarnation, execution, last, stored)
+	turn.LockToken = TurnToken(incarnation, execution, last, []string{stored})
 	turn.Cached = true
 	return turn
 }
 
 // TurnToken names the state of an instance a cached turn was built from: the
 // incarnation, execution and last event ID the store must still hold for
-// the turn to commit, and the stored form of the queued message the turn
-// consumes (empty: the message was never queued, an activity's result).
-func TurnToken(incarnation, execution, lastEvent int64, queued string) string {
-	return fmt.Sprintf("cached:%d:%d:%d:%s", incarnation, execution, lastEvent, queued)
+// the turn to commit, and the stored forms of the queued messages the turn
+// consumes (a timer, or quiet results; none for an activity's result alone,
+// never queued).
+func TurnToken(incarnation, execution, lastEvent int64, queued []string) string {
+	list := ""
+	if len(queued) > 0 {
+		b, _ := json.Marshal(queued) // a []string always encodes
+		list = string(b)
+	}
+	return fmt.Sprintf("cached:%d:%d:%d:%s", incarnation, execution, lastEvent, list)
 }
 
 // ParseTurnToken reads what TurnToken wrote; ok is false for any other token.
-func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, queued string, ok bool) {
+func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, queued []string, ok bool) {
 	parts := strings.SplitN(token, ":", 5)
 	if len(parts) != 5 || parts[0] != "cached" {
-		return 0, 0, 0, "", false
+		return 0, 0, 0, nil, false
 	}
-	var err [3]error
+	var err [4]error
 	incarnation, err[0] = strconv.ParseInt(parts[1], 10, 64)
 	execution, err[1] = strconv.ParseInt(parts[2], 10, 64)
 	lastEvent, err[2] = strconv.ParseInt(parts[3], 10, 64)
-	if err[0] != nil || err[1] != nil || err[2] != nil || incarnation == 0 {
-		return 0, 0, 0, "", false
+	if parts[4] != "" {
+		err[3] = json.Unmarshal([]byte(parts[4]), &queued)
 	}
-	return incarnation, execution, lastEvent, parts[4], true
+	if err[0] != nil || err[1] != nil || err[2] != nil || err[3] != nil || incarnation == 0 {
+		return 0, 0, 0, nil, false
+	}
+	return incarnation, execution, lastEvent, queued, true
 }
 
 // DueTurns splits timers that fell due: with cached, those whose turns the
@@ -112,10 +140,11 @@ func (c *Cache) DueTurns(timers []wake.DueTimer, cached bool, inFlight *InFlight
 }
 
 // Commit is what a cached turn's commit must find unchanged in the store,
-// and the timer message it consumes (empty: an activity's turn).
+// and the stored forms of the queued messages it consumes: a timer's turn
+// its timer, an activity's turn the quiet results it delivers, if any.
 type Commit struct {
 	Incarnation, Execution, LastEvent int64
-	Queued                            string
+	Queued                            []string
 }
 
 // CheckCommit validates CommitCachedTurn's arguments for either store and
@@ -125,13 +154,32 @@ func CheckCommit(op, workToken string, turn *provider.OrchestrationItem, ack pro
 	var c Commit
 	var ok bool
 	c.Incarnation, c.Execution, c.LastEvent, c.Queued, ok = ParseTurnToken(turn.LockToken)
-	switch {
-	case !ok:
+	if !ok {
 		return c, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
-	case workToken == "" && c.Queued == "":
+	}
+	timers := 0
+	for _, stored := range c.Queued {
+		msg, err := provider.DecodeWorkItem(stored)
+		switch {
+		case err != nil || msg.Instance != turn.Instance:
+			return c, encode.Invalid(op, turn.Instance, "the turn's token names a message of another instance, or none")
+		case msg.Kind == provider.WorkTimerFired:
+			timers++
+		case !activityResult(msg.Kind):
+			return c, encode.Invalid(op, turn.Instance, "a cached turn consumes no queued %s", msg.Kind)
+		}
+	}
+	switch {
+	case workToken == "" && timers == 0:
 		return c, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	case workToken != "" && c.Queued != "":
+	case workToken == "" && len(c.Queued) != 1:
+		return c, encode.Invalid(op, turn.Instance, "a timer's turn consumes its timer alone")
+	case workToken != "" && timers > 0:
 		return c, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
 	}
 	return c, encode.CheckLeasing(op, ack, lease, activityLockTimeout)
+}
+
+func activityResult(k provider.WorkItemKind) bool {
+	return k == provider.WorkActivityCompleted || k == provider.WorkActivityFailed
 }

@@ -1,7 +1,9 @@
 package histcache
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
@@ -43,7 +45,7 @@ func TestTurnNeedsTheCustomStatus(t *testing.T) {
 		len(turn.History) != 2 || len(turn.Messages) != 1 || turn.Status != provider.StatusRunning || !turn.Exists {
 		t.Fatalf("turn %+v", turn)
 	}
-	if inc, ex, last, queued, ok := ParseTurnToken(turn.LockToken); !ok || inc != 7 || ex != 1 || last != 2 || queued != "" {
+	if inc, ex, last, queued, ok := ParseTurnToken(turn.LockToken); !ok || inc != 7 || ex != 1 || last != 2 || queued != nil {
 		t.Fatalf("token %q: %d %d %d %q %v", turn.LockToken, inc, ex, last, queued, ok)
 	}
 
@@ -66,9 +68,49 @@ func TestTurnNeedsTheCustomStatus(t *testing.T) {
 }
 
 func TestParseTurnTokenRefusesOthers(t *testing.T) {
-	for _, token := range []string{"", "6f1c0d1e-1111-4222-8333-944445555666", "cached:0:1:2:", "cached:1:2:3", "cached:1:x:3:"} {
+	for _, token := range []string{"", "6f1c0d1e-1111-4222-8333-944445555666", "cached:0:1:2:", "cached:1:2:3", "cached:1:x:3:", "cached:1:2:3:[", "cached:1:2:3:{}"} {
 		if _, _, _, _, ok := ParseTurnToken(token); ok {
 			t.Fatalf("%q parsed as a cached turn's token", token)
 		}
+	}
+}
+
+// A turn given queued results delivers them before msg and names their
+// stored forms in its token, for the commit to consume; results of another
+// instance or execution, or anything but activity results, build no turn.
+func TestCachedTurnDeliversQueuedResults(t *testing.T) {
+	c := New(0)
+	c.Store("a", 7, 1, []provider.Event{started(), {ID: 2, Kind: provider.EventActivityScheduled},
+		{ID: 3, Kind: provider.EventActivityScheduled}}, "e3")
+	c.NoteCustomStatus("a", 1, 3, nil)
+	result := func(id int64) provider.WorkItem {
+		return provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "a", ExecutionID: 1, ID: id, Result: "1"}
+	}
+	msg, queued := result(2), result(3)
+	turn := c.CachedTurn("a", 1, msg, queued)
+	if turn == nil || len(turn.Messages) != 2 || turn.Messages[0].ID != 3 || turn.Messages[1].ID != 2 || turn.Cached {
+		t.Fatalf("turn %+v", turn)
+	}
+	stored, _ := provider.EncodeWorkItem(queued)
+	want, err := CheckCommit("test", "work-token", turn, provider.OrchestrationAck{ExecutionID: 1}, nil, time.Second)
+	if err != nil || want.Incarnation != 7 || want.LastEvent != 3 || len(want.Queued) != 1 || want.Queued[0] != stored {
+		t.Fatalf("CheckCommit = %+v, %v; want incarnation 7, last event 3, queued [%s]", want, err, stored)
+	}
+	if _, err := CheckCommit("test", "", turn, provider.OrchestrationAck{ExecutionID: 1}, nil, time.Second); !errors.Is(err, provider.ErrLockNotHeld) {
+		t.Fatalf("an activity's turn committed without its activity's token: %v", err)
+	}
+
+	other := result(3)
+	other.Instance = "b"
+	later := result(3)
+	later.ExecutionID = 2
+	timer := provider.WorkItem{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 3}
+	for _, q := range []provider.WorkItem{other, later, timer} {
+		if turn := c.CachedTurn("a", 1, msg, q); turn != nil {
+			t.Fatalf("a turn built with queued %+v", q)
+		}
+	}
+	if turn := c.CachedTurn("a", 1, timer, queued); turn != nil {
+		t.Fatal("a timer's turn built with queued results")
 	}
 }
