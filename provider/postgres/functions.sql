@@ -143,7 +143,11 @@ CREATE FUNCTION dx_ack_orchestration_items(
     -- p_incarnations: the incarnation an instance gets when its ack creates it.
     p_incarnations BIGINT[]
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
-                 lease_tokens TEXT[], lease_states TEXT[])
+                 lease_tokens TEXT[], lease_states TEXT[],
+                 -- The status change an ack made, as Watch reports it (NULL when
+                 -- none): the provider announces it in full, so watchers need not
+                 -- read it back.
+                 execution_id BIGINT, status TEXT, custom_status_version BIGINT, status_seq BIGINT, status_xid BIGINT)
 LANGUAGE plpgsql
 -- Every statement joins a few acks' rows to the tables by key. A session
 -- plans each statement once, often while the tables are nearly empty, and
@@ -319,10 +323,15 @@ BEGIN
            EXISTS (SELECT 1 FROM unnest(p_orch_acks, p_orch_visible_ms) AS o(a, vis)
                    WHERE o.a = u.a AND o.vis <= (extract(epoch FROM v_now) * 1000)::BIGINT)
            OR pend.queued IS NOT NULL,
-           l.tokens, l.states
+           l.tokens, l.states, st.ex, st.status, st.cv, st.seq, st.xid
     FROM unnest(v_instances, v_changed) WITH ORDINALITY AS u(inst, ch, a)
     LEFT JOIN LATERAL (SELECT true AS queued FROM orchestrator_queue q
                        WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) pend ON true
+    LEFT JOIN LATERAL (SELECT i.current_execution_id AS ex, COALESCE(e.status, 'Running') AS status,
+                              i.custom_status_version AS cv, i.status_seq AS seq, i.status_xid AS xid
+                       FROM instances i
+                       LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+                       WHERE u.ch AND i.instance_id = u.inst LIMIT 1) st ON true
     LEFT JOIN LATERAL (
         SELECT array_agg(x.token ORDER BY x.ord) AS tokens, array_agg(x.state ORDER BY x.ord) AS states
         FROM unnest(v_lease_acks, v_lease_tokens, v_lease_states) WITH ORDINALITY AS x(a, token, state, ord)

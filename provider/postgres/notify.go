@@ -37,7 +37,7 @@ type notifier struct {
 	kick    chan struct{}
 
 	mu      sync.Mutex
-	changed map[string]struct{} // instances whose status changed, for the status payload
+	changed map[string]announcedChange // status changes for the status payload
 }
 
 func newNotifier() *notifier {
@@ -79,29 +79,32 @@ func (p *Provider) noteTimers(work commitWork) {
 	}
 }
 
-// announceStatus wakes local watchers and queues a status NOTIFY naming the
-// instance.
-func (p *Provider) announceStatus(instance string) {
-	if instance != "" {
-		p.notifier.mu.Lock()
-		if p.notifier.changed == nil {
-			p.notifier.changed = map[string]struct{}{}
-		}
-		p.notifier.changed[instance] = struct{}{}
-		p.notifier.mu.Unlock()
+// announceStatus hands c to local watchers and queues a status NOTIFY
+// carrying it.
+func (p *Provider) announceStatus(c announcedChange) {
+	if c.Seq == 0 {
+		p.feed.publish([]string{c.Instance}, nil)
+	} else {
+		p.feed.publish(nil, []announcedChange{c})
 	}
+	p.notifier.mu.Lock()
+	if p.notifier.changed == nil {
+		p.notifier.changed = map[string]announcedChange{}
+	}
+	noteChange(p.notifier.changed, c)
+	p.notifier.mu.Unlock()
 	p.announce(statusChannel)
 }
 
-func (n *notifier) takeChanged() []string {
+func (n *notifier) takeChanged() []announcedChange {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	ids := make([]string, 0, len(n.changed))
-	for id := range n.changed {
-		ids = append(ids, id)
+	changes := make([]announcedChange, 0, len(n.changed))
+	for _, c := range n.changed {
+		changes = append(changes, c)
 	}
 	clear(n.changed)
-	return ids
+	return changes
 }
 
 // notifyLoop sends queued NOTIFYs until the provider closes. A failed NOTIFY

@@ -230,7 +230,7 @@ func (p *Provider) announceAck(res ackResult, workerItems bool) {
 		p.announce(workerChannel)
 	}
 	if res.statusChanged {
-		p.announceStatus(res.instance)
+		p.announceStatus(res.change)
 	}
 }
 

@@ -30,6 +30,9 @@ type ackResult struct {
 	statusChanged, orchestratorPending bool
 	leaseTokens                        []*string
 	leaseStates                        []*string
+	// change is the status change the ack made, for watchers (with
+	// statusChanged; its instance alone when the row did not say).
+	change announcedChange
 }
 
 const ackItemsQuery = `SELECT * FROM dx_ack_orchestration_items($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
@@ -165,9 +168,16 @@ func readAcks(br pgx.BatchResults, acks []*turnAck) error {
 	for rows.Next() {
 		var ord int32
 		var res ackResult
+		var execution, version, seq, xid *int64
+		var status *string
 		if err := rows.Scan(&ord, &res.instance, &res.statusChanged, &res.orchestratorPending,
-			&res.leaseTokens, &res.leaseStates); err != nil {
+			&res.leaseTokens, &res.leaseStates, &execution, &status, &version, &seq, &xid); err != nil {
 			return fmt.Errorf("read ack result: %w", err)
+		}
+		res.change.Instance = res.instance
+		if res.statusChanged && seq != nil && execution != nil && status != nil && version != nil && xid != nil {
+			res.change = announcedChange{Instance: res.instance, ExecutionID: *execution, Status: *status,
+				CustomStatusVersion: *version, Seq: *seq, Xid: *xid}
 		}
 		if ord < 1 || int(ord) > len(acks) {
 			return fmt.Errorf("read ack result: ack %d of %d", ord, len(acks))

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -9,16 +10,17 @@ import (
 )
 
 // Watch implements provider.Provider. A status change is reported as soon as
-// its NOTIFY names the instance (status_feed.go). As a safety net for
+// it is announced (status_feed.go): by this process's ack at once, by another
+// process's in its NOTIFY, which carries the change. As a safety net for
 // announcements that never came, every status change also stamps the
 // instance row with its transaction ID. The watcher keeps a watermark at the oldest
 // transaction still running (the snapshot's xmin) and reads the rows stamped
 // between its last watermark and the current one: those transactions have all
 // finished, so a change whose transaction commits late is read late, not lost.
 // Changes already visible when Watch was called are left out, by testing
-// against the snapshot taken then. NOTIFY wakes the watcher to read the
-// announced instances; the scan runs at most once per PollInterval, not
-// after every announcement (under load that doubled each report's reads).
+// against the snapshot taken then. An announcement naming an instance only
+// wakes the watcher to read it; the scan runs at most once per PollInterval,
+// not after every announcement (under load that doubled each report's reads).
 func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
 	const op = "watch"
 	if err := p.checkOpen(op); err != nil {
@@ -31,13 +33,17 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
+	snap, err := parseSnapshot(start)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	out := make(chan provider.StatusChange, 64)
 	sub := p.feed.subscribe()
-	go p.watchLoop(ctx, start, watermark, sub, out)
+	go p.watchLoop(ctx, start, snap, watermark, sub, out)
 	return out, nil
 }
 
-func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64, sub *statusSub, out chan<- provider.StatusChange) {
+func (p *Provider) watchLoop(ctx context.Context, start string, snap pgSnapshot, watermark int64, sub *statusSub, out chan<- provider.StatusChange) {
 	defer close(out)
 	defer p.feed.unsubscribe(sub)
 	// reported holds the seq last reported from an announcement, so the
@@ -53,7 +59,20 @@ func (p *Provider) watchLoop(ctx context.Context, start string, watermark int64,
 	var nextScan time.Time
 	for {
 		woken := p.statusChanged.C()
-		if ids := sub.take(); len(ids) > 0 {
+		ids, announced := sub.take()
+		for _, a := range announced {
+			if a.Xid < watermark || snap.sees(a.Xid) {
+				continue // the scan has read it, or it was there before Watch
+			}
+			if reported[a.Instance] >= a.Seq {
+				continue
+			}
+			reported[a.Instance] = a.Seq
+			if !wake.Send(ctx, out, a.statusChange(), p.closed) {
+				return
+			}
+		}
+		if len(ids) > 0 {
 			announced, err := p.announcedChanges(ctx, start, watermark, ids)
 			if err != nil {
 				sub.putBack(ids)
