@@ -26,6 +26,29 @@ func (s quietStore) AckWorkItemQuietly(ctx context.Context, token string, comple
 	return quiet, err
 }
 
+// fanRegistry registers Fan: n activities Pow(0..n-1) awaited with WhenAll,
+// the sum of their squares returned.
+func fanRegistry() *runtime.Registry {
+	reg := runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "Pow", func(_ context.Context, n int) (int, error) { return n * n, nil })
+	runtime.RegisterOrchestration(reg, "Fan", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
+		fs := make([]*runtime.Future, n)
+		for i := range fs {
+			fs[i] = ctx.CallActivity("Pow", i)
+		}
+		if err := ctx.WhenAll(fs...); err != nil {
+			return 0, err
+		}
+		sum := 0
+		for _, f := range fs {
+			v, _ := runtime.Await[int](f)
+			sum += v
+		}
+		return sum, nil
+	})
+	return reg
+}
+
 // TestFanOutRunsOneTurnForItsResults: of the three results a WhenAll waits
 // for, the first two are acked quietly and the third brings on the one turn
 // that delivers all three. The activities are leased with the turn that
@@ -36,23 +59,7 @@ func TestFanOutRunsOneTurnForItsResults(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
 		counting := &countingStore{testStore: store}
 		var quietAcks atomic.Int64
-		reg := runtime.NewRegistry()
-		runtime.RegisterActivity(reg, "Pow", func(_ context.Context, n int) (int, error) { return n * n, nil })
-		runtime.RegisterOrchestration(reg, "Fan", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
-			fs := make([]*runtime.Future, n)
-			for i := range fs {
-				fs[i] = ctx.CallActivity("Pow", i)
-			}
-			if err := ctx.WhenAll(fs...); err != nil {
-				return 0, err
-			}
-			sum := 0
-			for _, f := range fs {
-				v, _ := runtime.Await[int](f)
-				sum += v
-			}
-			return sum, nil
-		})
+		reg := fanRegistry()
 		client := startRuntime(t, quietStore{unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}, store, &quietAcks}, reg, fastOptions()).Client()
 		const n = 5
 		for i := range n {
@@ -90,23 +97,7 @@ func TestFanInTurnCommitsFromTheCache(t *testing.T) {
 		counting := &countingStore{testStore: store}
 		counts := &cacheCounts{}
 		var quietAcks atomic.Int64
-		reg := runtime.NewRegistry()
-		runtime.RegisterActivity(reg, "Pow", func(_ context.Context, n int) (int, error) { return n * n, nil })
-		runtime.RegisterOrchestration(reg, "Fan", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
-			fs := make([]*runtime.Future, n)
-			for i := range fs {
-				fs[i] = ctx.CallActivity("Pow", i)
-			}
-			if err := ctx.WhenAll(fs...); err != nil {
-				return 0, err
-			}
-			sum := 0
-			for _, f := range fs {
-				v, _ := runtime.Await[int](f)
-				sum += v
-			}
-			return sum, nil
-		})
+		reg := fanRegistry()
 		direct := unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}
 		client := startRuntime(t, quietCachedStore{cachedStore{direct, store, counts}, &quietAcks}, reg, fastOptions()).Client()
 		const n = 5

@@ -321,11 +321,7 @@ func cachedTurnConsumesQueued(t *testing.T, f Factory) {
 	if turn == nil {
 		t.Fatal("no cached turn of a after this process acked its turns")
 	}
-	ids := make([]int64, len(turn.Messages))
-	for i, m := range turn.Messages {
-		ids[i] = m.ID
-	}
-	e.wantEqual(ids, []int64{3, 4, 2}, "the turn's messages: the queued results, then the activity's")
+	e.wantEqual(messageIDs(turn.Messages), []int64{3, 4, 2}, "the turn's messages: the queued results, then the activity's")
 	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, gatherAll(turn), nil, longLock)
 	e.must(err, "commit the cached turn")
 	e.wantEqual(eventIDs(e.history("a")), []int64{1, 2, 3, 4}, "a's history")
@@ -350,9 +346,13 @@ func cachedTurnQueuedMissing(t *testing.T, f Factory) {
 	e.wantEqual(len(e.history("a")), 1, "a's history")
 	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
 	item := e.fetch()
-	ids := make([]int64, len(item.Messages))
-	for i, m := range item.Messages {
-		ids[i] = m.ID
+	e.wantEqual(messageIDs(item.Messages), []int64{3, 4, 2}, "the next turn's messages: every result, in order")
+}
+
+func messageIDs(items []provider.WorkItem) []int64 {
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
 	}
-	e.wantEqual(ids, []int64{3, 4, 2}, "the next turn's messages: every result, in order")
+	return ids
 }
