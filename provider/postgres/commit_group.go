@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -216,6 +217,7 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		return
 	}
 	b, calls := p.queueWork(live)
+	p.commitSends.Add(1)
 	// No caller's context: one caller giving up must not end a transaction
 	// that commits the others' acks.
 	br := p.pool.SendBatch(context.Background(), b)
@@ -231,6 +233,11 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		}
 	case errors.As(err, &pgErr):
 		// A statement failed: the server rolled the whole batch back.
+		if stale := staleClaimant(pgErr, live, calls.claims); stale != nil {
+			stale.done <- err
+			p.sendCommitBatch(slices.DeleteFunc(live, func(r *commitRequest) bool { return r == stale }))
+			return
+		}
 		for _, req := range live {
 			req.done <- p.sendAlone(req)
 		}
@@ -243,10 +250,33 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	}
 }
 
+// staleClaimant returns the request whose claim of a cached turn err says
+// was stale (dx_claim_cached_turns names it in its DETAIL), or nil. That
+// request fails as it would alone (its instance changed, or another fetch
+// took it) and the rest of the batch can be sent again together: a stale
+// cached turn, which a busy fleet makes now and then, costs one more round
+// trip rather than a transaction per ack in its batch.
+func staleClaimant(pgErr *pgconn.PgError, reqs []*commitRequest, claims []*cachedClaim) *commitRequest {
+	var k int
+	if pgErr.Code != "DX008" || len(claims) == 0 {
+		return nil
+	}
+	if _, err := fmt.Sscanf(pgErr.Detail, "claim %d", &k); err != nil || k < 1 || k > len(claims) {
+		return nil
+	}
+	for _, req := range reqs {
+		if req.work.claim == claims[k-1] {
+			return req
+		}
+	}
+	return nil
+}
+
 // sendAlone sends req's work in a transaction of its own.
 func (p *Provider) sendAlone(req *commitRequest) error {
 	reqs := []*commitRequest{req}
 	b, calls := p.queueWork(reqs)
+	p.commitSends.Add(1)
 	br := p.pool.SendBatch(req.ctx, b)
 	err := readWork(br, reqs, calls)
 	if cerr := br.Close(); err == nil {

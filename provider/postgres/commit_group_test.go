@@ -166,6 +166,94 @@ func TestCommitGroupStaleAckFailsAlone(t *testing.T) {
 	wantCompleted(t, ctx, p, items[0].Instance, items[1].Instance)
 }
 
+// A stale cached turn in a batch fails alone, and the rest of the batch is
+// sent again together rather than ack by ack: a stale claim costs one
+// transaction more, not one per ack in its batch.
+func TestCommitGroupStaleCachedTurnFailsAlone(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	ids := []string{"a", "b", "c"}
+	turns := cachedActivityTurns(t, ctx, p, ids...)
+	external := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "b", ExecutionID: 1, Name: "x", Input: `1`}
+	if err := p.EnqueueForOrchestrator(ctx, external, 0); err != nil {
+		t.Fatal(err)
+	}
+	commit := func(id string) func() error {
+		return func() error {
+			turn := turns[id]
+			_, err := p.CommitCachedTurn(ctx, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
+			return err
+		}
+	}
+	before := p.CommitSends()
+	errs, _ := batchedCalls(t, ctx, p, commit("a"), commit("b"), commit("c"))
+	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrStale) {
+		t.Fatalf("outcomes %v; want b's turn stale (an event waits), a's and c's committed", errs)
+	}
+	if sends := p.CommitSends() - before; sends != 3 {
+		t.Fatalf("%d transactions, want 3: the holder's, the batch of 3, then a's and c's again together", sends)
+	}
+	wantCompleted(t, ctx, p, "a", "c")
+	wantStatus(t, ctx, p, provider.StatusRunning, "b")
+	done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "b", ExecutionID: 1, ID: 2, Result: `"ok"`}
+	if err := p.AckWorkItem(ctx, turns["b"].lease, &done); err != nil {
+		t.Fatalf("b's activity, still leased after its stale turn: %v", err)
+	}
+}
+
+// cachedTurn is a turn built from the history cache with the lease of the
+// activity whose completion it delivers.
+type cachedTurn struct {
+	item  *provider.OrchestrationItem
+	lease string
+}
+
+// cachedActivityTurns starts each instance with a turn scheduling activity
+// 2, leases the activities, and builds the turns delivering their results
+// from the cache.
+func cachedActivityTurns(t *testing.T, ctx context.Context, p *postgres.Provider, ids ...string) map[string]cachedTurn {
+	t.Helper()
+	for _, item := range startAndFetch(t, ctx, p, ids...) {
+		ack := provider.OrchestrationAck{ExecutionID: 1,
+			HistoryDelta: []provider.Event{
+				{ID: 1, Kind: provider.EventOrchestrationStarted, Time: time.Now().UnixMilli(), Name: "O", Input: `"in"`},
+				{ID: 2, Kind: provider.EventActivityScheduled, Time: time.Now().UnixMilli(), Name: "A", Input: `1`},
+			},
+			WorkerItems: []provider.WorkItem{{Kind: provider.WorkActivityExecute, Instance: item.Instance, ExecutionID: 1, ID: 2, Name: "A", Input: `1`}},
+			Metadata:    provider.ExecutionMetadata{OrchestrationName: "O"},
+		}
+		if err := p.AckOrchestrationItem(ctx, item.LockToken, ack); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turns := map[string]cachedTurn{}
+	for range ids {
+		lease, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+		if err != nil || lease == nil {
+			t.Fatalf("fetch work item: %v %v", lease, err)
+		}
+		done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: lease.Item.Instance, ExecutionID: 1, ID: 2, Result: `"ok"`}
+		turn := p.CachedTurn(lease.Item.Instance, 1, done)
+		if turn == nil {
+			t.Fatalf("no cached turn of %s", lease.Item.Instance)
+		}
+		turns[lease.Item.Instance] = cachedTurn{item: turn, lease: lease.LockToken}
+	}
+	return turns
+}
+
+// completeActivityTurn records the activity's result and completes the orchestration.
+func completeActivityTurn(turn *provider.OrchestrationItem) provider.OrchestrationAck {
+	now := time.Now().UnixMilli()
+	return provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{
+			{ID: 3, Kind: provider.EventActivityCompleted, SourceID: 2, Time: now, Output: `"ok"`},
+			{ID: 4, Kind: provider.EventOrchestrationCompleted, Time: now, Output: `"out"`},
+		},
+		Metadata: provider.ExecutionMetadata{OrchestrationName: turn.OrchestrationName, Status: provider.StatusCompleted, Output: `"out"`},
+	}
+}
+
 // A first turn refused in a batch (its instance exists) is refused alone.
 func TestCommitGroupRefusedFirstTurnAlone(t *testing.T) {
 	p := pgtest.Open(t)

@@ -60,3 +60,7 @@ func (p *Provider) CommitBatches() int64 { return p.commitBatches.Load() }
 
 // FunctionsHash is the SHA-256 of this build's functions.sql.
 func FunctionsHash() string { return functionsHash }
+
+// CommitSends is how many transactions the commit group has sent: its
+// batches, and the acks of failed batches sent again alone.
+func (p *Provider) CommitSends() int64 { return p.commitSends.Load() }

@@ -798,7 +798,9 @@ END $$;
 -- no live lock holds its instance, every message it consumes is still queued
 -- and visible, no other message of it is visible, and it is still the
 -- incarnation, execution and last event the turn was built from. Otherwise
--- this raises DX008 (stale). Like a fetch it holds the instance's advisory
+-- this raises DX008 (stale) with DETAIL 'claim K', K the stale claim's place
+-- (1-based): the commit group fails that claim's caller alone and sends the
+-- rest of the batch again together. Like a fetch it holds the instance's advisory
 -- lock and never waits for a lock row another transaction holds.
 CREATE FUNCTION dx_claim_cached_turns(p_instances TEXT[], p_tokens TEXT[], p_lock_ms BIGINT,
     p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[], p_queued_of INT[], p_queued TEXT[]) RETURNS VOID
@@ -808,13 +810,15 @@ DECLARE
     v_until    TIMESTAMPTZ;
     v_instance TEXT;
     v_stale    TEXT;
+    v_stale_k  INT;
     v_want     INT;
     v_deleted  INT;
 BEGIN
     FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
         v_instance := p_instances[v_k];
         IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance)) THEN
-            RAISE EXCEPTION 'instance % is being locked', v_instance USING ERRCODE = 'DX008';
+            RAISE EXCEPTION 'instance % is being locked', v_instance
+                USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
         END IF;
         SELECT count(*) INTO v_want FROM unnest(p_queued_of) AS u(k) WHERE u.k = v_k;
         IF v_want > 0 THEN
@@ -825,25 +829,29 @@ BEGIN
                 FOR UPDATE OF q2 SKIP LOCKED);
             GET DIAGNOSTICS v_deleted = ROW_COUNT;
             IF v_deleted <> v_want THEN
-                RAISE EXCEPTION 'a message instance % was to consume was taken, or is not due', v_instance USING ERRCODE = 'DX008';
+                RAISE EXCEPTION 'a message instance % was to consume was taken, or is not due', v_instance
+                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
             END IF;
         END IF;
         SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
             IF v_until > v_now THEN
-                RAISE EXCEPTION 'instance % is locked', v_instance USING ERRCODE = 'DX008';
+                RAISE EXCEPTION 'instance % is locked', v_instance
+                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
             END IF;
             UPDATE instance_locks l SET lock_token = p_tokens[v_k],
                 locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
             WHERE l.instance_id = v_instance;
         ELSIF EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance) THEN
-            RAISE EXCEPTION 'instance % is being unlocked', v_instance USING ERRCODE = 'DX008';
+            RAISE EXCEPTION 'instance % is being unlocked', v_instance
+                USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
         ELSE
             INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
             VALUES (v_instance, p_tokens[v_k], v_now + p_lock_ms * interval '1 millisecond', v_now)
             ON CONFLICT DO NOTHING;
             IF NOT FOUND THEN
-                RAISE EXCEPTION 'instance % is being locked', v_instance USING ERRCODE = 'DX008';
+                RAISE EXCEPTION 'instance % is being locked', v_instance
+                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
             END IF;
         END IF;
     END LOOP;
@@ -851,8 +859,8 @@ BEGIN
     -- of the whole table per call, and the plan cached while the table was
     -- small is then kept as it grows (it cost 0.75 ms a call at 7,000
     -- instances).
-    SELECT u.inst INTO v_stale
-    FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) AS u(inst, inc, ex, last)
+    SELECT u.inst, u.k INTO v_stale, v_stale_k
+    FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) WITH ORDINALITY AS u(inst, inc, ex, last, k)
     WHERE (SELECT true FROM instances i WHERE i.instance_id = u.inst
            AND i.incarnation = u.inc AND i.current_execution_id = u.ex) IS NULL
        OR (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
@@ -860,7 +868,8 @@ BEGIN
        OR (SELECT true FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) IS NOT NULL
     LIMIT 1;
     IF FOUND THEN
-        RAISE EXCEPTION 'instance % changed or has messages waiting', v_stale USING ERRCODE = 'DX008';
+        RAISE EXCEPTION 'instance % changed or has messages waiting', v_stale
+            USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_stale_k);
     END IF;
 END $$;
 

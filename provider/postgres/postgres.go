@@ -104,6 +104,7 @@ type Provider struct {
 
 	commits       commitGroup  // acks waiting to share a transaction
 	commitBatches atomic.Int64 // batches the group has sent, for tests
+	commitSends   atomic.Int64 // transactions it sent (batches, and acks sent again alone), for tests
 }
 
 var (
