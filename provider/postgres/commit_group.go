@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -233,9 +234,14 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 		}
 	case errors.As(err, &pgErr):
 		// A statement failed: the server rolled the whole batch back.
-		if stale := staleClaimant(pgErr, live, calls.claims); stale != nil {
-			stale.done <- err
-			p.sendCommitBatch(slices.DeleteFunc(live, func(r *commitRequest) bool { return r == stale }))
+		if stale := staleClaimants(pgErr, live, calls.claims); stale != nil {
+			p.sendCommitBatch(slices.DeleteFunc(live, func(r *commitRequest) bool {
+				if err, ok := stale[r]; ok {
+					r.done <- err
+					return true
+				}
+				return false
+			}))
 			return
 		}
 		for _, req := range live {
@@ -250,26 +256,38 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	}
 }
 
-// staleClaimant returns the request whose claim of a cached turn err says
-// was stale (dx_claim_cached_turns names it in its DETAIL), or nil. That
-// request fails as it would alone (its instance changed, or another fetch
-// took it) and the rest of the batch can be sent again together: a stale
-// cached turn, which a busy fleet makes now and then, costs one more round
-// trip rather than a transaction per ack in its batch.
-func staleClaimant(pgErr *pgconn.PgError, reqs []*commitRequest, claims []*cachedClaim) *commitRequest {
-	var k int
+// staleClaimants returns the requests whose claims of cached turns err says
+// were stale, each with the error it gets (dx_claim_cached_turns lists them
+// in its DETAIL, a line 'claim K: reason' each), or nil. Those requests fail
+// as they would alone (their instances changed, or another fetch took them)
+// and the rest of the batch can be sent again together: a stale cached turn,
+// which a busy fleet makes now and then, costs one more round trip rather
+// than a transaction per ack in its batch.
+func staleClaimants(pgErr *pgconn.PgError, reqs []*commitRequest, claims []*cachedClaim) map[*commitRequest]error {
 	if pgErr.Code != "DX008" || len(claims) == 0 {
 		return nil
 	}
-	if _, err := fmt.Sscanf(pgErr.Detail, "claim %d", &k); err != nil || k < 1 || k > len(claims) {
-		return nil
-	}
-	for _, req := range reqs {
-		if req.work.claim == claims[k-1] {
-			return req
+	stale := map[*commitRequest]error{}
+	for line := range strings.Lines(pgErr.Detail) {
+		var k int
+		head, reason, ok := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
+		if _, err := fmt.Sscanf(head, "claim %d", &k); !ok || err != nil || k < 1 || k > len(claims) {
+			return nil
+		}
+		i := slices.IndexFunc(reqs, func(r *commitRequest) bool { return r.work.claim == claims[k-1] })
+		if i < 0 {
+			return nil
+		}
+		if _, seen := stale[reqs[i]]; !seen {
+			own := *pgErr
+			own.Message, own.Detail = reason, ""
+			stale[reqs[i]] = &own
 		}
 	}
-	return nil
+	if len(stale) == 0 {
+		return nil
+	}
+	return stale
 }
 
 // sendAlone sends req's work in a transaction of its own.

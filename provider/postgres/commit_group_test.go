@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,17 +167,19 @@ func TestCommitGroupStaleAckFailsAlone(t *testing.T) {
 	wantCompleted(t, ctx, p, items[0].Instance, items[1].Instance)
 }
 
-// A stale cached turn in a batch fails alone, and the rest of the batch is
-// sent again together rather than ack by ack: a stale claim costs one
-// transaction more, not one per ack in its batch.
-func TestCommitGroupStaleCachedTurnFailsAlone(t *testing.T) {
+// Stale cached turns in a batch fail alone, and the rest of the batch is
+// sent again together rather than ack by ack: stale claims cost one
+// transaction more, not one per ack in their batch.
+func TestCommitGroupStaleCachedTurnsFailAlone(t *testing.T) {
 	p := pgtest.Open(t)
 	ctx := t.Context()
-	ids := []string{"a", "b", "c"}
+	ids := []string{"a", "b", "c", "d"}
 	turns := cachedActivityTurns(t, ctx, p, ids...)
-	external := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "b", ExecutionID: 1, Name: "x", Input: `1`}
-	if err := p.EnqueueForOrchestrator(ctx, external, 0); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"b", "d"} {
+		external := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: id, ExecutionID: 1, Name: "x", Input: `1`}
+		if err := p.EnqueueForOrchestrator(ctx, external, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	commit := func(id string) func() error {
 		return func() error {
@@ -186,18 +189,25 @@ func TestCommitGroupStaleCachedTurnFailsAlone(t *testing.T) {
 		}
 	}
 	before := p.CommitSends()
-	errs, _ := batchedCalls(t, ctx, p, commit("a"), commit("b"), commit("c"))
-	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrStale) {
-		t.Fatalf("outcomes %v; want b's turn stale (an event waits), a's and c's committed", errs)
+	errs, _ := batchedCalls(t, ctx, p, commit("a"), commit("b"), commit("c"), commit("d"))
+	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrStale) || !errors.Is(errs[3], provider.ErrStale) {
+		t.Fatalf("outcomes %v; want b's and d's turns stale (an event waits), a's and c's committed", errs)
+	}
+	for i, id := range []string{"b", "d"} {
+		if msg := errs[1+2*i].Error(); !strings.Contains(msg, "instance "+id+" changed or has messages waiting") {
+			t.Errorf("%s's error %q does not give its own reason", id, msg)
+		}
 	}
 	if sends := p.CommitSends() - before; sends != 3 {
-		t.Fatalf("%d transactions, want 3: the holder's, the batch of 3, then a's and c's again together", sends)
+		t.Fatalf("%d transactions, want 3: the holder's, the batch of 4, then a's and c's again together", sends)
 	}
 	wantCompleted(t, ctx, p, "a", "c")
-	wantStatus(t, ctx, p, provider.StatusRunning, "b")
-	done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "b", ExecutionID: 1, ID: 2, Result: `"ok"`}
-	if err := p.AckWorkItem(ctx, turns["b"].lease, &done); err != nil {
-		t.Fatalf("b's activity, still leased after its stale turn: %v", err)
+	wantStatus(t, ctx, p, provider.StatusRunning, "b", "d")
+	for _, id := range []string{"b", "d"} {
+		done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: id, ExecutionID: 1, ID: 2, Result: `"ok"`}
+		if err := p.AckWorkItem(ctx, turns[id].lease, &done); err != nil {
+			t.Fatalf("%s's activity, still leased after its stale turn: %v", id, err)
+		}
 	}
 }
 

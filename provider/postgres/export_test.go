@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -64,3 +65,11 @@ func FunctionsHash() string { return functionsHash }
 // CommitSends is how many transactions the commit group has sent: its
 // batches, and the acks of failed batches sent again alone.
 func (p *Provider) CommitSends() int64 { return p.commitSends.Load() }
+
+// NoteTimer notes a timer of instance due at at, as an ack queuing it would,
+// with the look for ready work leaving out instances whose timers fall due
+// within lead.
+func (p *Provider) NoteTimer(instance string, at time.Time, lead time.Duration) {
+	p.timersDue.SetScanLead(lead)
+	p.timersDue.NoteTimer(instance, at, "")
+}

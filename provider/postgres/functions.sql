@@ -65,14 +65,15 @@ BEGIN
     -- they became visible: on the (visible_at, id) index the scan reads only
     -- visible rows, however many timers sleep (in id order it could walk them).
     -- p_exclude are instances whose turns the caller is about to commit from
-    -- its cache (cached timer turns in flight): locking one would make its
-    -- turn stale.
+    -- its cache (cached timer turns in flight), or whose timers it will take
+    -- as they fall due: locking one would make its turn stale. NOT IN over a
+    -- subquery is one hash lookup per row; <> ALL compared every element.
     SELECT array_agg(c.instance_id ORDER BY c.first_visible, c.first_id) INTO v_candidates
     FROM (SELECT s.instance_id, min(s.visible_at) AS first_visible, min(s.id) AS first_id
           FROM (SELECT q.instance_id, q.id, q.visible_at FROM orchestrator_queue q
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
-                  AND q.instance_id <> ALL (COALESCE(p_exclude, '{}'))
+                  AND q.instance_id NOT IN (SELECT unnest(p_exclude))
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
@@ -798,10 +799,11 @@ END $$;
 -- no live lock holds its instance, every message it consumes is still queued
 -- and visible, no other message of it is visible, and it is still the
 -- incarnation, execution and last event the turn was built from. Otherwise
--- this raises DX008 (stale) with DETAIL 'claim K', K the stale claim's place
--- (1-based): the commit group fails that claim's caller alone and sends the
--- rest of the batch again together. Like a fetch it holds the instance's advisory
--- lock and never waits for a lock row another transaction holds.
+-- it is stale: this raises DX008 once every claim was tried, its DETAIL a
+-- line 'claim K: reason' for each stale claim (K its place, 1-based), so the
+-- commit group fails those claims' callers and sends the rest of the batch
+-- again together. Like a fetch it holds the instance's advisory lock and
+-- never waits for a lock row another transaction holds.
 CREATE FUNCTION dx_claim_cached_turns(p_instances TEXT[], p_tokens TEXT[], p_lock_ms BIGINT,
     p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[], p_queued_of INT[], p_queued TEXT[]) RETURNS VOID
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
@@ -809,19 +811,20 @@ DECLARE
     v_now      TIMESTAMPTZ := now();
     v_until    TIMESTAMPTZ;
     v_instance TEXT;
-    v_stale    TEXT;
-    v_stale_k  INT;
+    v_stale    TEXT[] := '{}';
+    v_stale_ks INT[] := '{}';
+    v_reason   TEXT;
     v_want     INT;
     v_deleted  INT;
 BEGIN
     FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
         v_instance := p_instances[v_k];
+        v_reason := NULL;
         IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance)) THEN
-            RAISE EXCEPTION 'instance % is being locked', v_instance
-                USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
+            v_reason := 'is being locked';
         END IF;
         SELECT count(*) INTO v_want FROM unnest(p_queued_of) AS u(k) WHERE u.k = v_k;
-        IF v_want > 0 THEN
+        IF v_reason IS NULL AND v_want > 0 THEN
             DELETE FROM orchestrator_queue q WHERE q.id IN (
                 SELECT q2.id FROM orchestrator_queue q2
                 JOIN unnest(p_queued_of, p_queued) AS u(k, item) ON u.k = v_k AND q2.work_item = u.item
@@ -829,47 +832,53 @@ BEGIN
                 FOR UPDATE OF q2 SKIP LOCKED);
             GET DIAGNOSTICS v_deleted = ROW_COUNT;
             IF v_deleted <> v_want THEN
-                RAISE EXCEPTION 'a message instance % was to consume was taken, or is not due', v_instance
-                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
+                v_reason := 'had a message to consume taken, or not due';
             END IF;
         END IF;
-        SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            IF v_until > v_now THEN
-                RAISE EXCEPTION 'instance % is locked', v_instance
-                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
+        IF v_reason IS NULL THEN
+            SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                IF v_until > v_now THEN
+                    v_reason := 'is locked';
+                ELSE
+                    UPDATE instance_locks l SET lock_token = p_tokens[v_k],
+                        locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
+                    WHERE l.instance_id = v_instance;
+                END IF;
+            ELSIF EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance) THEN
+                v_reason := 'is being unlocked';
+            ELSE
+                INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+                VALUES (v_instance, p_tokens[v_k], v_now + p_lock_ms * interval '1 millisecond', v_now)
+                ON CONFLICT DO NOTHING;
+                IF NOT FOUND THEN
+                    v_reason := 'is being locked';
+                END IF;
             END IF;
-            UPDATE instance_locks l SET lock_token = p_tokens[v_k],
-                locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
-            WHERE l.instance_id = v_instance;
-        ELSIF EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance) THEN
-            RAISE EXCEPTION 'instance % is being unlocked', v_instance
-                USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
-        ELSE
-            INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-            VALUES (v_instance, p_tokens[v_k], v_now + p_lock_ms * interval '1 millisecond', v_now)
-            ON CONFLICT DO NOTHING;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION 'instance % is being locked', v_instance
-                    USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_k);
-            END IF;
+        END IF;
+        IF v_reason IS NOT NULL THEN
+            v_stale := v_stale || format('claim %s: instance %s %s', v_k, v_instance, v_reason);
+            v_stale_ks := v_stale_ks || v_k;
         END IF;
     END LOOP;
     -- Scalar probes, not EXISTS: the planner may run an EXISTS as one hash
     -- of the whole table per call, and the plan cached while the table was
     -- small is then kept as it grows (it cost 0.75 ms a call at 7,000
     -- instances).
-    SELECT u.inst, u.k INTO v_stale, v_stale_k
-    FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) WITH ORDINALITY AS u(inst, inc, ex, last, k)
-    WHERE (SELECT true FROM instances i WHERE i.instance_id = u.inst
-           AND i.incarnation = u.inc AND i.current_execution_id = u.ex) IS NULL
-       OR (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
-          IS DISTINCT FROM u.last
-       OR (SELECT true FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) IS NOT NULL
-    LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'instance % changed or has messages waiting', v_stale
-            USING ERRCODE = 'DX008', DETAIL = format('claim %s', v_stale_k);
+    v_stale := v_stale || ARRAY(
+        SELECT format('claim %s: instance %s changed or has messages waiting', u.k, u.inst)
+        FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) WITH ORDINALITY AS u(inst, inc, ex, last, k)
+        WHERE u.k <> ALL (v_stale_ks)
+          AND ((SELECT true FROM instances i WHERE i.instance_id = u.inst
+                AND i.incarnation = u.inc AND i.current_execution_id = u.ex) IS NULL
+            OR (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
+               IS DISTINCT FROM u.last
+            OR (SELECT true FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) IS NOT NULL)
+        ORDER BY u.k);
+    IF cardinality(v_stale) > 0 THEN
+        RAISE EXCEPTION '%', CASE WHEN cardinality(v_stale) = 1 THEN substr(v_stale[1], strpos(v_stale[1], ': ') + 2)
+                                  ELSE cardinality(v_stale) || ' cached turns are stale' END
+            USING ERRCODE = 'DX008', DETAIL = array_to_string(v_stale, E'\n');
     END IF;
 END $$;
 

@@ -68,10 +68,13 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 // last look, or a poll interval passed (wake.ScanGate), so timers never
 // starve other work, and whenever no timer of this provider is due; it also
 // finds a timer not taken by name (another process took its turn, or the
-// store's clock is behind).
+// store's clock is behind). It leaves out the instances of this provider's
+// cached timer turns in flight and of its timers about to fall due
+// (wake.Due.Upcoming): taking one would make a turn stale.
 func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, time.Time, error) {
-	if !p.scanGate.Owed() {
-		turns, byName := p.hist.DueTurns(p.timersDue.ReadyTimers(time.Now(), max), cached, &p.inFlight)
+	owed, now := p.scanGate.Owed(), time.Now()
+	if !owed {
+		turns, byName := p.hist.DueTurns(p.timersDue.ReadyTimers(now, max), cached, &p.inFlight)
 		var items []*provider.OrchestrationItem
 		var err error
 		if len(byName) > 0 {
@@ -84,7 +87,7 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 		}
 	}
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3)`, max, lockTimeout.Milliseconds(),
-		p.inFlight.List())
+		append(p.inFlight.List(), p.timersDue.Upcoming(now, owed)...))
 	if err != nil {
 		return nil, time.Time{}, err
 	}

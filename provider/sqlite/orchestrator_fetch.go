@@ -46,8 +46,9 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		var due []string
 		var cachedTurns []*provider.OrchestrationItem
-		if !p.scanGate.Owed() {
-			if cachedTurns, due = p.hist.DueTurns(p.timersDue.ReadyTimers(time.Now(), max), cached, &p.inFlight); len(cachedTurns) > 0 && len(due) == 0 {
+		owed, now := p.scanGate.Owed(), time.Now()
+		if !owed {
+			if cachedTurns, due = p.hist.DueTurns(p.timersDue.ReadyTimers(now, max), cached, &p.inFlight); len(cachedTurns) > 0 && len(due) == 0 {
 				items = cachedTurns
 				return true, time.Time{}, nil
 			}
@@ -56,7 +57,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 			return false, p.nextDue(ctx), nil
 		}
 		var err error
-		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due)
+		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due, p.timersDue.Upcoming(now, owed))
 		if err == nil {
 			err = p.loadHistories(ctx, op, items...)
 		}
@@ -93,13 +94,16 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 // turn). The fetch takes timers by name or from the cache (histcache.Cache.DueTurns)
 // only while no look for other work is owed: the scan alone runs whenever
 // work was announced since the last scan, or a poll interval passed
-// (wake.ScanGate), so timers never starve other work.
-func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration, due []string) ([]*provider.OrchestrationItem, error) {
+// (wake.ScanGate), so timers never starve other work. The scan leaves out
+// the instances of this provider's cached timer turns in flight and of its
+// timers about to fall due (upcoming, wake.Due.Upcoming): taking one would
+// make a turn stale.
+func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration, due, upcoming []string) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
 	if max < 1 {
 		return nil, nil
 	}
-	exclude, err := json.Marshal(p.inFlight.List())
+	exclude, err := json.Marshal(append(p.inFlight.List(), upcoming...))
 	if err != nil {
 		return nil, fmt.Errorf("list cached turns in flight: %w", err)
 	}
@@ -152,8 +156,8 @@ const readyInstancesQuery = `
 // readyInstances lists instances with visible messages and no live lock, in
 // the order their first message became visible. It stops at max instances
 // (or after a bounded number of messages of the same few instances), rather
-// than grouping the whole backlog. It leaves out the instances whose cached
-// timer turns are in flight (exclude, a JSON array): their turns take them.
+// than grouping the whole backlog. It leaves out the instances in exclude (a
+// JSON array): cached timer turns in flight, and timers about to fall due.
 func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, max*16)
 	if err != nil {

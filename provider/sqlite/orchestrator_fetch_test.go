@@ -61,3 +61,28 @@ func startTwo(t *testing.T, ctx context.Context, p *Provider) []*provider.Orches
 	}
 	return items
 }
+
+// A look for ready work leaves out an instance whose timer, noted by this
+// provider, falls due soon: the provider takes that turn by name or from its
+// cache as the timer falls due, and a look that locked the instance first
+// made that turn stale.
+func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
+	p, ctx := openBatchStore(t)
+	for _, id := range []string{"a", "b"} {
+		start := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
+		if err := p.EnqueueForOrchestrator(ctx, start, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.timersDue.SetScanLead(2 * time.Hour)
+	p.timersDue.NoteTimer("a", time.Now().Add(time.Hour), "")
+	for _, want := range []int{1, 0} {
+		items, err := p.FetchOrchestrationItems(ctx, 10, time.Minute, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(items) != want || (want == 1 && items[0].Instance != "b") {
+			t.Fatalf("fetched %d items, want %d: b's turn only, a's timer falls due within the lead", len(items), want)
+		}
+	}
+}

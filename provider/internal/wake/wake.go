@@ -3,6 +3,7 @@
 package wake
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"sync"
@@ -85,6 +86,7 @@ type Due struct {
 	// fetch delivered before they were handed out (Taken), skipped then.
 	noted map[string]int
 	taken map[string]map[string]bool // instance, stored item
+	lead  time.Duration              // Upcoming's; zero means ScanLead
 }
 
 // maxNotedTimers bounds the instances a Due remembers; timers beyond it are
@@ -151,6 +153,55 @@ func (d *Due) ReadyTimers(now time.Time, max int) []DueTimer {
 		}
 	}
 	return out
+}
+
+// ScanLead is how far ahead of a look for ready work the noted timers fall
+// due that the look leaves out (Upcoming): longer than a look takes on a
+// busy server, so a timer falling due meanwhile is not taken by both the
+// look and, by name or from the cache, another fetcher of this provider.
+const ScanLead = 50 * time.Millisecond
+
+// maxScanExclusions bounds the instances a look leaves out for noted timers.
+const maxScanExclusions = 1024
+
+// Upcoming returns the instances with noted timers a look for ready work at
+// now leaves out, for this provider takes them by name or from its cache as
+// they fall due, and a look that locked one first would make that turn
+// stale: those due by now+ScanLead. A look owed by the ScanGate, which runs
+// before the timers ready are taken, leaves out only those not due yet: it
+// takes the others in their turn, so they never starve while looks are owed
+// one after another.
+func (d *Due) Upcoming(now time.Time, owed bool) []string {
+	if d == nil {
+		return nil
+	}
+	var after time.Time
+	if owed {
+		after = now
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	until := now.Add(cmp.Or(d.lead, ScanLead))
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range d.timers {
+		if len(out) == maxScanExclusions {
+			break
+		}
+		if t.at.After(after) && !t.at.After(until) && !d.taken[t.Instance][t.Item] && !seen[t.Instance] {
+			seen[t.Instance] = true
+			out = append(out, t.Instance)
+		}
+	}
+	return out
+}
+
+// SetScanLead sets how far ahead Upcoming looks (tests use a long one, so
+// that a timer noted ahead is certain to be within it).
+func (d *Due) SetScanLead(lead time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lead = lead
 }
 
 // Taken records that a fetch delivered instance's timer item (stored form):

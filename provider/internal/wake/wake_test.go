@@ -2,6 +2,7 @@ package wake
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -134,3 +135,29 @@ func TestDueSkipsTakenTimers(t *testing.T) {
 		t.Fatalf("left behind: taken %v, noted %v", due.taken, due.noted)
 	}
 }
+
+// A look leaves out the instances whose noted timers fall due within
+// ScanLead, and those already due unless the look was owed (it runs before
+// the ready timers are taken, and takes them in their turn).
+func TestUpcomingLeavesOutTimersAboutToFallDue(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	due.NoteTimer("due", now.Add(-time.Second), "d1")
+	due.NoteTimer("soon", now.Add(ScanLead/2), "s1")
+	due.NoteTimer("soon", now.Add(ScanLead/3), "s2")
+	due.NoteTimer("later", now.Add(2*ScanLead), "l1")
+	due.NoteTimer("taken", now.Add(ScanLead/2), "t1")
+	due.Taken("taken", "t1")
+	if got := sorted(due.Upcoming(now, false)); !slices.Equal(got, []string{"due", "soon"}) {
+		t.Fatalf("a look after the ready timers were taken leaves out %v, want [due soon]", got)
+	}
+	if got := due.Upcoming(now, true); !slices.Equal(got, []string{"soon"}) {
+		t.Fatalf("an owed look leaves out %v, want [soon]", got)
+	}
+	var none *Due
+	if got := none.Upcoming(now, false); got != nil {
+		t.Fatalf("a nil Due leaves out %v", got)
+	}
+}
+
+func sorted(s []string) []string { slices.Sort(s); return s }
