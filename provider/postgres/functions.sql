@@ -806,61 +806,73 @@ END $$;
 -- never waits for a lock row another transaction holds.
 CREATE FUNCTION dx_claim_cached_turns(p_instances TEXT[], p_tokens TEXT[], p_lock_ms BIGINT,
     p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[], p_queued_of INT[], p_queued TEXT[]) RETURNS VOID
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+    SET enable_mergejoin = off AS $$
 DECLARE
     v_now      TIMESTAMPTZ := now();
-    v_until    TIMESTAMPTZ;
-    v_instance TEXT;
-    v_stale    TEXT[] := '{}';
-    v_stale_ks INT[] := '{}';
-    v_reason   TEXT;
-    v_want     INT;
-    v_deleted  INT;
+    v_until    TIMESTAMPTZ := now() + p_lock_ms * interval '1 millisecond';
+    v_stale_ks INT[];
+    v_stale    TEXT[];
+    v_ks       INT[];
+    v_reasons  TEXT[];
 BEGIN
-    FOR v_k IN 1..COALESCE(cardinality(p_instances), 0) LOOP
-        v_instance := p_instances[v_k];
-        v_reason := NULL;
-        IF NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || v_instance)) THEN
-            v_reason := 'is being locked';
-        END IF;
-        SELECT count(*) INTO v_want FROM unnest(p_queued_of) AS u(k) WHERE u.k = v_k;
-        IF v_reason IS NULL AND v_want > 0 THEN
-            DELETE FROM orchestrator_queue q WHERE q.id IN (
-                SELECT q2.id FROM orchestrator_queue q2
-                JOIN unnest(p_queued_of, p_queued) AS u(k, item) ON u.k = v_k AND q2.work_item = u.item
-                WHERE q2.instance_id = v_instance AND q2.visible_at <= v_now AND q2.lock_token IS NULL
-                FOR UPDATE OF q2 SKIP LOCKED);
-            GET DIAGNOSTICS v_deleted = ROW_COUNT;
-            IF v_deleted <> v_want THEN
-                v_reason := 'had a message to consume taken, or not due';
-            END IF;
-        END IF;
-        IF v_reason IS NULL THEN
-            SELECT l.locked_until INTO v_until FROM instance_locks l WHERE l.instance_id = v_instance FOR UPDATE SKIP LOCKED;
-            IF FOUND THEN
-                IF v_until > v_now THEN
-                    v_reason := 'is locked';
-                ELSE
-                    UPDATE instance_locks l SET lock_token = p_tokens[v_k],
-                        locked_until = v_now + p_lock_ms * interval '1 millisecond', locked_at = v_now
-                    WHERE l.instance_id = v_instance;
-                END IF;
-            ELSIF EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = v_instance) THEN
-                v_reason := 'is being unlocked';
-            ELSE
-                INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-                VALUES (v_instance, p_tokens[v_k], v_now + p_lock_ms * interval '1 millisecond', v_now)
-                ON CONFLICT DO NOTHING;
-                IF NOT FOUND THEN
-                    v_reason := 'is being locked';
-                END IF;
-            END IF;
-        END IF;
-        IF v_reason IS NOT NULL THEN
-            v_stale := v_stale || format('claim %s: instance %s %s', v_k, v_instance, v_reason);
-            v_stale_ks := v_stale_ks || v_k;
-        END IF;
-    END LOOP;
+    -- Set-based, a statement per step for the whole batch: claims found
+    -- stale at a step are left out of the later ones (the transaction rolls
+    -- back if any is stale, so what a step did for them does not matter).
+    SELECT COALESCE(array_agg(u.k ORDER BY u.k), '{}'),
+           COALESCE(array_agg(format('claim %s: instance %s is being locked', u.k, u.inst) ORDER BY u.k), '{}')
+    INTO v_stale_ks, v_stale
+    FROM unnest(p_instances) WITH ORDINALITY AS u(inst, k)
+    WHERE NOT pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || u.inst));
+
+    WITH got AS (
+        SELECT q.id, u.k FROM unnest(p_queued_of, p_queued) AS u(k, item)
+        JOIN orchestrator_queue q ON q.instance_id = p_instances[u.k] AND q.work_item = u.item
+        WHERE q.visible_at <= v_now AND q.lock_token IS NULL AND u.k <> ALL (v_stale_ks)
+        FOR UPDATE OF q SKIP LOCKED),
+    deleted AS (
+        DELETE FROM orchestrator_queue q USING got WHERE q.id = got.id RETURNING got.k)
+    SELECT COALESCE(array_agg(w.k ORDER BY w.k), '{}'),
+           COALESCE(array_agg(format('claim %s: instance %s had a message to consume taken, or not due', w.k, p_instances[w.k])
+                              ORDER BY w.k), '{}')
+    INTO v_ks, v_reasons
+    FROM (SELECT u.k, count(*) AS n FROM unnest(p_queued_of) AS u(k) GROUP BY u.k) w
+    WHERE w.k <> ALL (v_stale_ks) AND w.n <> (SELECT count(*) FROM deleted d WHERE d.k = w.k);
+    v_stale_ks := v_stale_ks || v_ks;
+    v_stale := v_stale || v_reasons;
+
+    -- The lock a fetch would take: a lock row that expired is taken over,
+    -- none is inserted; a live one, or one another transaction holds (never
+    -- waited for), makes the claim stale.
+    WITH claim AS (
+        SELECT u.inst, u.k, p_tokens[u.k] AS token FROM unnest(p_instances) WITH ORDINALITY AS u(inst, k)
+        WHERE u.k <> ALL (v_stale_ks)),
+    cur AS (
+        SELECT l.instance_id, l.locked_until FROM instance_locks l JOIN claim c ON l.instance_id = c.inst
+        FOR UPDATE OF l SKIP LOCKED),
+    taken_over AS (
+        UPDATE instance_locks l SET lock_token = c.token, locked_until = v_until, locked_at = v_now
+        FROM cur JOIN claim c ON c.inst = cur.instance_id
+        WHERE l.instance_id = cur.instance_id AND cur.locked_until <= v_now
+        RETURNING c.k),
+    inserted AS (
+        INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+        SELECT c.inst, c.token, v_until, v_now FROM claim c
+        WHERE NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = c.inst)
+        ON CONFLICT DO NOTHING
+        RETURNING instance_id)
+    SELECT COALESCE(array_agg(c.k ORDER BY c.k), '{}'),
+           COALESCE(array_agg(format('claim %s: instance %s %s', c.k, c.inst, CASE
+               WHEN cur.locked_until > v_now THEN 'is locked'
+               WHEN cur.instance_id IS NULL AND EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = c.inst)
+                   THEN 'is being unlocked'
+               ELSE 'is being locked' END) ORDER BY c.k), '{}')
+    INTO v_ks, v_reasons
+    FROM claim c LEFT JOIN cur ON cur.instance_id = c.inst
+    WHERE c.k NOT IN (SELECT t.k FROM taken_over t) AND c.inst NOT IN (SELECT i.instance_id FROM inserted i);
+    v_stale_ks := v_stale_ks || v_ks;
+    v_stale := v_stale || v_reasons;
+
     -- Scalar probes, not EXISTS: the planner may run an EXISTS as one hash
     -- of the whole table per call, and the plan cached while the table was
     -- small is then kept as it grows (it cost 0.75 ms a call at 7,000
