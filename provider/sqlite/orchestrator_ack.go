@@ -23,6 +23,10 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 type ackSteps struct {
 	// claim runs first; it may take the lock the turn is acked under.
 	claim func(tx *txn, now int64) error
+	// instance is set when claim took the turn's instance without a lock
+	// row: the turn commits in claim's transaction, which no other writer
+	// sees before it ends, so the ack neither looks a lock up nor releases one.
+	instance string
 	// lease runs once the turn's items are queued and leases some of them.
 	lease func(tx *txn, now int64) (leased int, err error)
 	// next runs once the turn's lock is released and may lock the
@@ -58,9 +62,10 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 			}
 		}
 		var err error
-		instance, err = heldInstance(ctx, tx, op, lockToken, now)
-		if err != nil {
-			return err
+		if instance = steps.instance; instance == "" {
+			if instance, err = heldInstance(ctx, tx, op, lockToken, now); err != nil {
+				return err
+			}
 		}
 		if statusChanged, created, err = commitTurn(ctx, tx, op, instance, enc, now, incarnation); err != nil {
 			return err
@@ -76,8 +81,10 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 				return err
 			}
 		}
-		if err := releaseLock(ctx, tx, lockToken); err != nil {
-			return err
+		if steps.instance == "" {
+			if err := releaseLock(ctx, tx, lockToken); err != nil {
+				return err
+			}
 		}
 		if steps.next != nil {
 			if next, err = steps.next(tx, instance, now); err != nil {

@@ -102,12 +102,9 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
 	}
-	token := newToken()
-	claim := func(tx *txn, now int64) error {
-		return lockNewInstance(ctx, tx, instance, token, now, now+lockTimeout.Milliseconds())
-	}
+	claim := func(tx *txn, now int64) error { return claimNewInstance(ctx, tx, instance, now) }
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, token, ack, ackSteps{claim: claim, lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
+	_, err := p.ackTurn(ctx, newToken(), ack, ackSteps{claim: claim, instance: instance, lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
 	if errors.Is(err, errNotNew) {
 		return false, nil, nil
 	}
@@ -121,23 +118,32 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 // messages queued. It rolls the claim back and is never returned to callers.
 var errNotNew = errors.New("instance is not new")
 
-// lockNewInstance locks an instance that does not exist, has no live lock
-// and no message queued, under token.
-func lockNewInstance(ctx context.Context, tx *txn, instance, token string, now, lockedUntil int64) error {
-	switch took, err := takeInstanceLock(ctx, tx, instance, token, now, lockedUntil); {
-	case err != nil:
-		return err
-	case !took:
-		return errNotNew
-	}
+// claimNewInstance claims, for a turn committed in this transaction, an
+// instance that does not exist, has no live lock and no message queued. An
+// expired lock row is released, as a fetch taking the instance over would.
+func claimNewInstance(ctx context.Context, tx *txn, instance string, now int64) error {
 	var taken bool
+	var lockedUntil sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM instances WHERE instance_id = ?)
-		OR EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?)`, instance, instance).Scan(&taken)
+		OR EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?),
+		(SELECT locked_until FROM instance_locks WHERE instance_id = ?)`, instance, instance, instance).Scan(&taken, &lockedUntil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("check new instance %q: %w", instance, err)
-	case taken:
+	case taken || lockedUntil.Int64 > now:
 		return errNotNew
+	}
+	return releaseExpiredLock(ctx, tx, instance, lockedUntil)
+}
+
+// releaseExpiredLock deletes instance's lock row, found expired (a valid
+// lockedUntil), for a turn that commits without one.
+func releaseExpiredLock(ctx context.Context, tx *txn, instance string, lockedUntil sql.NullInt64) error {
+	if !lockedUntil.Valid {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE instance_id = ?`, instance); err != nil {
+		return fmt.Errorf("release the expired lock of %q: %w", instance, err)
 	}
 	return nil
 }
@@ -243,22 +249,15 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	if workToken == "" {
 		defer p.inFlight.Done(turn.Instance)
 	}
-	token := newToken()
 	claim := func(tx *txn, now int64) error {
 		if err := consumeMessages(ctx, tx, op, turn.Instance, workToken, want.Queued, now); err != nil {
 			return err
 		}
-		took, err := takeInstanceLock(ctx, tx, turn.Instance, token, now, now+activityLockTimeout.Milliseconds())
-		switch {
-		case err != nil:
-			return err
-		case !took:
-			return encode.Stale(op, turn.Instance, "the instance is locked")
-		}
-		return checkUnchanged(ctx, tx, op, turn.Instance, want, now)
+		return claimUnchanged(ctx, tx, op, turn.Instance, want, now)
 	}
 	var leases []*provider.WorkItemLease
-	if _, err := p.ackTurn(ctx, token, ack, ackSteps{claim: claim, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}); err != nil {
+	steps := ackSteps{claim: claim, instance: turn.Instance, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}
+	if _, err := p.ackTurn(ctx, newToken(), ack, steps); err != nil {
 		return nil, err
 	}
 	return leases, nil
@@ -291,22 +290,29 @@ func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken strin
 	return nil
 }
 
-// checkUnchanged returns ErrStale unless the instance is still the
-// incarnation in the execution ending at lastEvent, with no message visible.
-func checkUnchanged(ctx context.Context, tx *txn, op, instance string, want histcache.Commit, now int64) error {
+// claimUnchanged claims instance for a cached turn committed in this
+// transaction: it returns ErrStale unless the instance is unlocked and still
+// the incarnation in the execution ending at lastEvent, with no message
+// visible. An expired lock row is released, as a fetch would take it over.
+func claimUnchanged(ctx context.Context, tx *txn, op, instance string, want histcache.Commit, now int64) error {
 	var same bool
+	var lockedUntil sql.NullInt64
 	err := tx.QueryRowContext(ctx, `
 		SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
 		   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
-		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0)
-		FROM instances i WHERE i.instance_id = ?`, want.Incarnation, want.Execution, want.Execution, want.LastEvent, now, instance).Scan(&same)
+		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0),
+		   (SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id)
+		FROM instances i WHERE i.instance_id = ?`, want.Incarnation, want.Execution, want.Execution, want.LastEvent, now, instance).
+		Scan(&same, &lockedUntil)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return encode.Stale(op, instance, "the instance no longer exists")
 	case err != nil:
 		return fmt.Errorf("check instance %q: %w", instance, err)
+	case lockedUntil.Int64 > now:
+		return encode.Stale(op, instance, "the instance is locked")
 	case !same:
 		return encode.Stale(op, instance, "the instance changed or has messages waiting")
 	}
-	return nil
+	return releaseExpiredLock(ctx, tx, instance, lockedUntil)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // TestConnectionSettings: every connection of a file store runs in WAL mode,
@@ -45,6 +47,41 @@ func TestConnectionSettings(t *testing.T) {
 				t.Errorf("durable=%v connection %d: journal_mode=%s temp_store=%d synchronous=%d, want wal, 2 (memory), %d",
 					durable, i, mode, tempStore, sync, wantSync)
 			}
+		}
+	}
+}
+
+// A first turn commits without a lock row: an expired lock row of its
+// instance (a handed-back turn whose delay passed) is released with it, and a
+// live one refuses the direct start.
+func TestFirstTurnReleasesAnExpiredLockAndYieldsToALiveOne(t *testing.T) {
+	p, ctx := openBatchStore(t)
+	now := time.Now().UnixMilli()
+	for _, lock := range []struct {
+		instance string
+		until    int64
+	}{{"expired", now - 1000}, {"live", now + 60_000}} {
+		if _, err := p.db.ExecContext(ctx, `INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at) VALUES (?, ?, ?, ?)`,
+			lock.instance, "token-"+lock.instance, lock.until, now-2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		instance    string
+		wantCreated bool
+		wantLocks   int
+	}{{"expired", true, 0}, {"live", false, 1}} {
+		item := &provider.OrchestrationItem{Instance: c.instance, ExecutionID: 1, OrchestrationName: "O"}
+		created, _, err := p.CommitFirstTurn(ctx, c.instance, completeFirstTurn(item), nil, time.Minute)
+		if err != nil || created != c.wantCreated {
+			t.Fatalf("%s: created %v, %v; want created %v", c.instance, created, err, c.wantCreated)
+		}
+		var locks int
+		if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM instance_locks WHERE instance_id = ?`, c.instance).Scan(&locks); err != nil {
+			t.Fatal(err)
+		}
+		if locks != c.wantLocks {
+			t.Fatalf("%s: %d lock rows after the first turn, want %d", c.instance, locks, c.wantLocks)
 		}
 	}
 }
