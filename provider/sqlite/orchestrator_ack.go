@@ -23,15 +23,24 @@ func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, a
 type ackSteps struct {
 	// claim runs first; it may take the lock the turn is acked under.
 	claim func(tx *txn, now int64) error
-	// instance is set when claim took the turn's instance without a lock
-	// row: the turn commits in claim's transaction, which no other writer
-	// sees before it ends, so the ack neither looks a lock up nor releases one.
-	instance string
+	// claimed is set when claim took the turn's instance without a lock row
+	// and checked its state: the turn commits in claim's transaction, which
+	// no other writer sees before it ends, so the ack neither looks a lock up
+	// nor releases one, nor reads again what claim checked.
+	claimed *claimedInstance
 	// lease runs once the turn's items are queued and leases some of them.
 	lease func(tx *txn, now int64) (leased int, err error)
 	// next runs once the turn's lock is released and may lock the
 	// instance's next turn.
 	next func(tx *txn, instance string, now int64) (*provider.OrchestrationItem, error)
+}
+
+// claimedInstance is what a claim checked of the instance it took: whether
+// it exists, its current execution, and that no message of it is visible.
+type claimedInstance struct {
+	name    string
+	exists  bool
+	current int64
 }
 
 // ackTurn commits a turn with steps, and notifies the dispatchers after
@@ -62,12 +71,18 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 			}
 		}
 		var err error
-		if instance = steps.instance; instance == "" {
-			if instance, err = heldInstance(ctx, tx, op, lockToken, now); err != nil {
+		state := steps.claimed
+		if state != nil {
+			instance = state.name
+		} else if instance, err = heldInstance(ctx, tx, op, lockToken, now); err != nil {
+			return err
+		}
+		if state == nil {
+			if state, err = readInstanceState(ctx, tx, instance); err != nil {
 				return err
 			}
 		}
-		if statusChanged, created, err = commitTurn(ctx, tx, op, instance, enc, now, incarnation); err != nil {
+		if statusChanged, created, err = commitTurn(ctx, tx, op, *state, enc, now, incarnation); err != nil {
 			return err
 		}
 		if err := enqueueAll(ctx, tx, enc, now); err != nil {
@@ -81,7 +96,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 				return err
 			}
 		}
-		if steps.instance == "" {
+		if steps.claimed == nil {
 			if err := releaseLock(ctx, tx, lockToken); err != nil {
 				return err
 			}
@@ -94,6 +109,10 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		if next != nil {
 			// The next turn takes what the ack queued for its instance.
 			pending = enc.WakesOthers(instance, now)
+			return nil
+		}
+		if steps.claimed != nil {
+			pending = enc.WakesAny(now) // claim saw no message of the instance visible
 			return nil
 		}
 		pending, err = messagesQueued(ctx, tx, instance, enc, now)
@@ -142,22 +161,17 @@ func heldInstance(ctx context.Context, tx *txn, op, token string, now int64) (st
 // commitTurn writes the instance, execution, history and metadata of a turn.
 // It reports whether the instance's status or custom status changed, and
 // whether the turn created the instance (as incarnation).
-func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now, incarnation int64) (changed, created bool, err error) {
-	var current int64
-	err = tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
-	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, false, fmt.Errorf("read instance %q: %w", instance, err)
-	}
+func commitTurn(ctx context.Context, tx *txn, op string, state claimedInstance, enc encode.Ack, now, incarnation int64) (changed, created bool, err error) {
+	instance := state.name
 	switch {
-	case !exists && enc.Meta.OrchestrationName == "":
+	case !state.exists && enc.Meta.OrchestrationName == "":
 		// A turn for an instance that was never started (its messages are being
 		// dropped) may not write history: there would be no instance to own it.
 		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil {
 			return false, false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
 		}
 		return false, false, nil
-	case !exists:
+	case !state.exists:
 		if err := createInstance(ctx, tx, instance, enc, now, incarnation); err != nil {
 			return false, false, err
 		}
@@ -166,19 +180,36 @@ func commitTurn(ctx context.Context, tx *txn, op, instance string, enc encode.Ac
 		if err := updateInstance(ctx, tx, instance, enc, now); err != nil {
 			return false, false, err
 		}
-		changed = enc.ExecutionID > current
+		changed = enc.ExecutionID > state.current
 	}
-	changed, err = writeExecution(ctx, tx, op, instance, enc, now, changed)
+	// The current execution's row was written by its first turn.
+	current := state.exists && enc.ExecutionID == state.current
+	changed, err = writeExecution(ctx, tx, op, instance, enc, now, changed, current)
 	return changed, created, err
+}
+
+// readInstanceState reads whether instance exists and its current execution.
+func readInstanceState(ctx context.Context, tx *txn, instance string) (*claimedInstance, error) {
+	state := &claimedInstance{name: instance}
+	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&state.current)
+	switch {
+	case err == nil:
+		state.exists = true
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("read instance %q: %w", instance, err)
+	}
+	return state, nil
 }
 
 // writeExecution writes the turn's execution row, history and statuses; it
 // reports whether the instance's status or custom status changed.
-func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, changed bool) (bool, error) {
-	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
-		ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
-		return false, fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
+func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, changed, exists bool) (bool, error) {
+	if !exists {
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
+			ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
+			return false, fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
+		}
 	}
 	if err := appendEvents(ctx, tx, op, instance, enc.ExecutionID, enc.Events, now); err != nil {
 		return false, err

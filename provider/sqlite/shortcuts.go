@@ -104,7 +104,7 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 	}
 	claim := func(tx *txn, now int64) error { return claimNewInstance(ctx, tx, instance, now) }
 	var leases []*provider.WorkItemLease
-	_, err := p.ackTurn(ctx, newToken(), ack, ackSteps{claim: claim, instance: instance, lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
+	_, err := p.ackTurn(ctx, newToken(), ack, ackSteps{claim: claim, claimed: &claimedInstance{name: instance}, lease: leaseAll(ctx, ack, lease, lockTimeout, &leases)})
 	if errors.Is(err, errNotNew) {
 		return false, nil, nil
 	}
@@ -256,7 +256,8 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 		return claimUnchanged(ctx, tx, op, turn.Instance, want, now)
 	}
 	var leases []*provider.WorkItemLease
-	steps := ackSteps{claim: claim, instance: turn.Instance, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}
+	claimed := &claimedInstance{name: turn.Instance, exists: true, current: want.Execution}
+	steps := ackSteps{claim: claim, claimed: claimed, lease: leaseAll(ctx, ack, lease, activityLockTimeout, &leases)}
 	if _, err := p.ackTurn(ctx, newToken(), ack, steps); err != nil {
 		return nil, err
 	}
