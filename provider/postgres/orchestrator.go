@@ -91,7 +91,11 @@ func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout 
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	return p.readTurns(rows, nil, nil)
+	items, nextDue, err := p.readTurns(rows, nil, nil)
+	if err == nil && len(items) == 0 {
+		nextDue = p.timersDue.Earlier(nextDue)
+	}
+	return items, nextDue, err
 }
 
 // readTurns reads the rows of a fetch that committed on its own: the turns,

@@ -54,7 +54,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 			}
 		}
 		if len(due) == 0 && !p.orchestrationReady(ctx) {
-			return false, p.nextDue(ctx), nil
+			return false, p.timersDue.Earlier(p.nextDue(ctx)), nil
 		}
 		var err error
 		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due, p.timersDue.Upcoming(now, owed))
@@ -71,7 +71,7 @@ func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, l
 		if items = append(cachedTurns, items...); len(items) > 0 {
 			return true, time.Time{}, nil
 		}
-		return false, p.nextDue(ctx), nil
+		return false, p.timersDue.Earlier(p.nextDue(ctx)), nil
 	})
 	return items, err
 }

@@ -196,6 +196,23 @@ func (d *Due) Upcoming(now time.Time, owed bool) []string {
 	return out
 }
 
+// Earlier returns the earlier of t (zero: none) and the earliest noted
+// timer's due time, even one past. A fetcher that looked for ready work and
+// found none returns it as the next due time: a timer that fell due while
+// the look ran, which the look left out (Upcoming), is taken by the next try
+// instead of when the poll interval ends.
+func (d *Due) Earlier(t time.Time) time.Time {
+	if d == nil {
+		return t
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if top := d.top(); !top.IsZero() && (t.IsZero() || top.Before(t)) {
+		return top
+	}
+	return t
+}
+
 // SetScanLead sets how far ahead Upcoming looks (tests use a long one, so
 // that a timer noted ahead is certain to be within it).
 func (d *Due) SetScanLead(lead time.Duration) {

@@ -161,3 +161,26 @@ func TestUpcomingLeavesOutTimersAboutToFallDue(t *testing.T) {
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
+
+// Earlier gives the earliest noted timer, past or ahead, when it comes
+// before t: a look that left out a timer falling due meanwhile tries again.
+func TestEarlierGivesTheEarliestNotedTimer(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	if got := due.Earlier(now); !got.Equal(now) {
+		t.Fatalf("with no timer noted: %v, want %v", got, now)
+	}
+	past := now.Add(-time.Millisecond)
+	due.NoteTimer("a", past, "a1")
+	due.NoteTimer("b", now.Add(time.Hour), "b1")
+	if got := due.Earlier(time.Time{}); !got.Equal(past) {
+		t.Fatalf("Earlier(zero) = %v, want the past timer %v", got, past)
+	}
+	if got := due.Earlier(now.Add(-time.Hour)); !got.Equal(now.Add(-time.Hour)) {
+		t.Fatalf("Earlier(an hour ago) = %v, want that", got)
+	}
+	var none *Due
+	if got := none.Earlier(now); !got.Equal(now) {
+		t.Fatalf("a nil Due: %v", got)
+	}
+}
