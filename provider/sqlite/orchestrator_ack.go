@@ -72,16 +72,16 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		}
 		var err error
 		state := steps.claimed
-		if state != nil {
-			instance = state.name
-		} else if instance, err = heldInstance(ctx, tx, op, lockToken, now); err != nil {
-			return err
-		}
 		if state == nil {
-			if state, err = readInstanceState(ctx, tx, instance); err != nil {
+			held, err := heldInstance(ctx, tx, op, lockToken, now)
+			if err != nil {
+				return err
+			}
+			if state, err = readInstanceState(ctx, tx, held); err != nil {
 				return err
 			}
 		}
+		instance = state.name
 		if statusChanged, created, err = commitTurn(ctx, tx, op, *state, enc, now, incarnation); err != nil {
 			return err
 		}

@@ -183,12 +183,15 @@ func (d *Due) Upcoming(now time.Time, owed bool) []string {
 	defer d.mu.Unlock()
 	until := now.Add(cmp.Or(d.lead, ScanLead))
 	var out []string
-	seen := map[string]bool{}
+	var seen map[string]bool // made once a timer is left out: most looks leave out none
 	for _, t := range d.timers {
 		if len(out) == maxScanExclusions {
 			break
 		}
 		if t.at.After(after) && !t.at.After(until) && !d.taken[t.Instance][t.Item] && !seen[t.Instance] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			seen[t.Instance] = true
 			out = append(out, t.Instance)
 		}
