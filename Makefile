@@ -8,7 +8,7 @@ BIN           := bin
 
 
 .PHONY: mod-check vet-samples test-examples test-fast
-.PHONY: chaos operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
+.PHONY: bench-store chaos operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
 
@@ -64,6 +64,10 @@ demo:
 ## bench: the benchmark scenarios on PostgreSQL (throwaway server) and SQLite; BENCHFLAGS passes flags
 bench:
 	hack/test-postgres.sh run $(GO) run ./cmd/bench $(BENCHFLAGS)
+
+## bench-store: each store's cost of a timer orchestration's two turns (go test -bench, providertest.BenchmarkTimerTurns)
+bench-store:
+	hack/test-postgres.sh run $(GO) test -run '^$$' -bench TimerTurns -benchtime 2000x -count 3 ./provider/sqlite ./provider/postgres
 
 ## chaos: orchestrations on worker processes killed (SIGKILL) every 1-3 s and one PostgreSQL
 ## crash-restart, then every instance, history and queue checked; PostgreSQL, then SQLite

@@ -1,0 +1,135 @@
+package providertest
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// TimerTurnStore is what BenchmarkTimerTurns needs of a provider: the
+// shortcuts the runtime takes for a direct start and a due timer's turn.
+type TimerTurnStore interface {
+	provider.Provider
+	provider.FirstTurnCommitter
+	provider.CachedTurnCommitter
+}
+
+// benchInstances names the instances of every benchmark run in a process:
+// a benchmark function runs several times on one store.
+var benchInstances atomic.Int64
+
+// BenchmarkTimerTurns measures the store's side of a one-timer orchestration,
+// the bench's timer scenario: "start" commits first turns (OrchestrationStarted,
+// TimerCreated and the timer, due at once), "fire" commits the timers'
+// cached turns (TimerFired, OrchestrationCompleted). Each runs one caller at
+// a time (every commit its own transaction) and 16 at once ("-16": callers
+// share commits where the store batches them). ns/op is per turn.
+func BenchmarkTimerTurns(b *testing.B, p TimerTurnStore) {
+	for _, callers := range []int{1, 16} {
+		suffix := ""
+		if callers > 1 {
+			suffix = fmt.Sprintf("-%d", callers)
+		}
+		b.Run("start"+suffix, func(b *testing.B) {
+			ids, timers := benchIDs(b.N), make([]provider.WorkItem, b.N)
+			b.ResetTimer()
+			runTurns(b, callers, ids, func(ctx context.Context, i int) error { return startTimerInstance(ctx, p, ids[i], &timers[i]) })
+		})
+		b.Run("fire"+suffix, func(b *testing.B) {
+			ids, timers := benchIDs(b.N), make([]provider.WorkItem, b.N)
+			runTurns(b, 4, ids, func(ctx context.Context, i int) error { return startTimerInstance(ctx, p, ids[i], &timers[i]) })
+			b.ResetTimer()
+			runTurns(b, callers, ids, func(ctx context.Context, i int) error { return fireTimer(ctx, p, timers[i]) })
+		})
+	}
+}
+
+func benchIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("bench-%d", benchInstances.Add(1))
+	}
+	return ids
+}
+
+// runTurns runs turn for every ID, callers at a time, and fails b on the
+// first error.
+func runTurns(b *testing.B, callers int, ids []string, turn func(ctx context.Context, i int) error) {
+	b.Helper()
+	ctx := b.Context()
+	var next atomic.Int64
+	errs := make(chan error, callers)
+	for range callers {
+		go func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(ids) {
+					errs <- nil
+					return
+				}
+				if err := turn(ctx, i); err != nil {
+					errs <- fmt.Errorf("%s: %w", ids[i], err)
+					return
+				}
+			}
+		}()
+	}
+	for range callers {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const benchTimerID = 2
+
+func benchTimer(id string) provider.WorkItem {
+	// Due a moment ago: visible at once, so the fire turns need not wait.
+	return provider.WorkItem{Kind: provider.WorkTimerFired, Instance: id, ExecutionID: 1, ID: benchTimerID,
+		FireAt: time.Now().Add(-time.Millisecond).UnixMilli()}
+}
+
+// startTimerInstance commits id's first turn and sets *timer to the timer it
+// queued.
+func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer *provider.WorkItem) error {
+	now := time.Now().UnixMilli()
+	*timer = benchTimer(id)
+	ack := provider.OrchestrationAck{
+		ExecutionID: 1,
+		HistoryDelta: []provider.Event{
+			{ID: 1, Kind: provider.EventOrchestrationStarted, Time: now, Name: "Timer", Input: `{}`},
+			{ID: benchTimerID, Kind: provider.EventTimerCreated, Time: now, FireAt: timer.FireAt},
+		},
+		OrchestratorItems: []provider.WorkItem{*timer},
+		Metadata:          provider.ExecutionMetadata{OrchestrationName: "Timer"},
+	}
+	created, _, err := p.CommitFirstTurn(ctx, id, ack, nil, time.Minute)
+	if err == nil && !created {
+		err = fmt.Errorf("the first turn was refused")
+	}
+	return err
+}
+
+// fireTimer commits the turn of a timer startTimerInstance queued, built
+// from the history cache as the runtime builds it.
+func fireTimer(ctx context.Context, p TimerTurnStore, timer provider.WorkItem) error {
+	turn := p.CachedTurn(timer.Instance, 1, timer)
+	if turn == nil {
+		return fmt.Errorf("no cached turn: the history cache does not hold the instance")
+	}
+	now := time.Now().UnixMilli()
+	ack := provider.OrchestrationAck{
+		ExecutionID: 1,
+		HistoryDelta: []provider.Event{
+			{ID: 3, Kind: provider.EventTimerFired, Time: now, SourceID: benchTimerID},
+			{ID: 4, Kind: provider.EventOrchestrationCompleted, Time: now, Output: `"rang"`},
+		},
+		Metadata: provider.ExecutionMetadata{Status: provider.StatusCompleted, Output: `"rang"`},
+	}
+	_, err := p.CommitCachedTurn(ctx, "", turn, ack, nil, time.Minute)
+	return err
+}
