@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -96,17 +97,12 @@ const benchTimerID = 2
 // fireRound is how many timers the fire benchmarks start, then fire, at a time.
 const fireRound = 1000
 
-func benchTimer(id string) provider.WorkItem {
-	// Due a moment ago: visible at once, so the fire turns need not wait.
-	return provider.WorkItem{Kind: provider.WorkTimerFired, Instance: id, ExecutionID: 1, ID: benchTimerID,
-		FireAt: time.Now().Add(-time.Millisecond).UnixMilli()}
-}
-
 // startTimerInstance commits id's first turn and sets *timer to the timer it
 // queued.
 func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer *provider.WorkItem) error {
 	now := time.Now().UnixMilli()
-	*timer = benchTimer(id)
+	// Due a moment ago: visible at once, so the fire turns need not wait.
+	*timer = timerItem(id, 1, benchTimerID, time.Now().Add(-time.Millisecond))
 	ack := provider.OrchestrationAck{
 		ExecutionID: 1,
 		HistoryDelta: []provider.Event{
@@ -118,7 +114,7 @@ func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer 
 	}
 	created, _, err := p.CommitFirstTurn(ctx, id, ack, nil, time.Minute)
 	if err == nil && !created {
-		err = fmt.Errorf("the first turn was refused")
+		err = errors.New("the first turn was refused")
 	}
 	return err
 }
@@ -128,7 +124,7 @@ func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer 
 func fireTimer(ctx context.Context, p TimerTurnStore, timer provider.WorkItem) error {
 	turn := p.CachedTurn(timer.Instance, 1, timer)
 	if turn == nil {
-		return fmt.Errorf("no cached turn: the history cache does not hold the instance")
+		return errors.New("no cached turn: the history cache does not hold the instance")
 	}
 	now := time.Now().UnixMilli()
 	ack := provider.OrchestrationAck{
