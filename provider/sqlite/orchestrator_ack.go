@@ -163,29 +163,32 @@ func heldInstance(ctx context.Context, tx *txn, op, token string, now int64) (st
 // whether the turn created the instance (as incarnation).
 func commitTurn(ctx context.Context, tx *txn, op string, state claimedInstance, enc encode.Ack, now, incarnation int64) (changed, created bool, err error) {
 	instance := state.name
-	switch {
-	case !state.exists && enc.Meta.OrchestrationName == "":
+	if !state.exists && enc.Meta.OrchestrationName == "" {
 		// A turn for an instance that was never started (its messages are being
 		// dropped) may not write history: there would be no instance to own it.
 		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil {
 			return false, false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
 		}
 		return false, false, nil
-	case !state.exists:
-		if err := createInstance(ctx, tx, instance, enc, now, incarnation); err != nil {
+	}
+	changed = !state.exists || enc.ExecutionID > state.current || enc.Meta.Status != "" || enc.CustomStatus != nil
+	var seq int64
+	if changed {
+		if seq, err = tx.seq.next(ctx, tx); err != nil {
 			return false, false, err
 		}
-		changed, created = true, true
-	default:
-		if err := updateInstance(ctx, tx, instance, enc, now); err != nil {
-			return false, false, err
-		}
-		changed = enc.ExecutionID > state.current
+	}
+	if state.exists {
+		err = updateInstance(ctx, tx, instance, enc, now, seq)
+	} else {
+		err = createInstance(ctx, tx, instance, enc, now, incarnation, seq)
+	}
+	if err != nil {
+		return false, false, err
 	}
 	// The current execution's row was written by its first turn.
 	current := state.exists && enc.ExecutionID == state.current
-	changed, err = writeExecution(ctx, tx, op, instance, enc, now, changed, current)
-	return changed, created, err
+	return changed, !state.exists, writeExecution(ctx, tx, op, instance, enc, now, current)
 }
 
 // readInstanceState reads whether instance exists and its current execution.
@@ -201,62 +204,79 @@ func readInstanceState(ctx context.Context, tx *txn, instance string) (*claimedI
 	return state, nil
 }
 
-// writeExecution writes the turn's execution row, history and statuses; it
-// reports whether the instance's status or custom status changed.
-func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, changed, exists bool) (bool, error) {
+// writeExecution writes the turn's execution row, history and status.
+func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, exists bool) error {
 	if !exists {
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
 			ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
-			return false, fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
+			return fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
 		}
 	}
 	if err := appendEvents(ctx, tx, op, instance, enc.ExecutionID, enc.Events, now); err != nil {
-		return false, err
+		return err
 	}
 	if enc.Meta.Status != "" {
-		if err := setExecutionStatus(ctx, tx, instance, enc, now); err != nil {
-			return false, err
-		}
-		changed = true
+		return setExecutionStatus(ctx, tx, instance, enc, now)
 	}
-	if enc.CustomStatus != nil {
-		if err := setCustomStatus(ctx, tx, instance, *enc.CustomStatus); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	if changed {
-		return true, bumpStatusSeq(ctx, tx, instance)
-	}
-	return false, nil
+	return nil
 }
 
-func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, incarnation int64) error {
+// customStatusOf returns what a turn's custom status update writes: whether
+// it sets one, and the value (nil clears it).
+func customStatusOf(enc encode.Ack) (set bool, value any) {
+	u := enc.CustomStatus
+	if u == nil {
+		return false, nil
+	}
+	if u.Clear {
+		return true, nil
+	}
+	return true, u.Value
+}
+
+// createInstance inserts the instance row of a turn that starts it; seq is
+// its status sequence number.
+func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, incarnation, seq int64) error {
 	var parent any
 	if enc.Meta.ParentInstance != "" {
 		parent = enc.Meta.ParentInstance
 	}
+	set, custom := customStatusOf(enc)
+	version := 0
+	if set {
+		version = 1
+	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
-		                       parent_instance_id, created_at, updated_at, incarnation)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, now, now, incarnation)
+		                       parent_instance_id, custom_status, custom_status_version, status_seq,
+		                       created_at, updated_at, incarnation)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, custom, version, seq,
+		now, now, incarnation)
 	if err != nil {
 		return fmt.Errorf("create instance %q: %w", instance, err)
 	}
 	return nil
 }
 
-func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
+// updateInstance writes a turn's changes to its instance row in one
+// statement; seq, when not 0, is the status sequence number of a status
+// change.
+func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, seq int64) error {
+	set, custom := customStatusOf(enc)
 	_, err := tx.ExecContext(ctx, `
 		UPDATE instances SET
 			current_execution_id = MAX(current_execution_id, ?),
 			orchestration_name = COALESCE(NULLIF(?, ''), orchestration_name),
 			orchestration_version = COALESCE(NULLIF(?, ''), orchestration_version),
+			custom_status = CASE WHEN ? THEN ? ELSE custom_status END,
+			custom_status_version = custom_status_version + CASE WHEN ? THEN 1 ELSE 0 END,
+			status_seq = CASE WHEN ? > 0 THEN ? ELSE status_seq END,
 			updated_at = ?
 		WHERE instance_id = ?`,
-		enc.ExecutionID, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, now, instance)
+		enc.ExecutionID, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, set, custom, set, seq, seq,
+		now, instance)
 	if err != nil {
 		return fmt.Errorf("update instance %q: %w", instance, err)
 	}
@@ -293,31 +313,6 @@ func setExecutionStatus(ctx context.Context, tx *txn, instance string, enc encod
 		string(enc.Meta.Status), enc.Meta.Output, completedAt, instance, enc.ExecutionID)
 	if err != nil {
 		return fmt.Errorf("set status of %q: %w", instance, err)
-	}
-	return nil
-}
-
-func setCustomStatus(ctx context.Context, tx *txn, instance string, u provider.CustomStatusUpdate) error {
-	var value any = u.Value
-	if u.Clear {
-		value = nil
-	}
-	_, err := tx.ExecContext(ctx, `
-		UPDATE instances SET custom_status = ?, custom_status_version = custom_status_version + 1
-		WHERE instance_id = ?`, value, instance)
-	if err != nil {
-		return fmt.Errorf("set custom status of %q: %w", instance, err)
-	}
-	return nil
-}
-
-func bumpStatusSeq(ctx context.Context, tx *txn, instance string) error {
-	var seq int64
-	if err := tx.QueryRowContext(ctx, `UPDATE status_seq SET value = value + 1 WHERE id = 1 RETURNING value`).Scan(&seq); err != nil {
-		return fmt.Errorf("next status sequence: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE instances SET status_seq = ? WHERE instance_id = ?`, seq, instance); err != nil {
-		return fmt.Errorf("record status change of %q: %w", instance, err)
 	}
 	return nil
 }

@@ -106,6 +106,7 @@ type txn struct {
 	*sql.Tx
 	stmts *statementCache
 	ctx   context.Context
+	seq   *statusSeq
 }
 
 func (t *txn) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {

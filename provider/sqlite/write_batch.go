@@ -222,12 +222,17 @@ func (p *Provider) tryBatch(batch []*writeRequest, live []int) ([]error, error) 
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	errs := make([]error, len(live))
+	seq := &statusSeq{}
 	for j, i := range live {
-		errs[j], err = p.runInSavepoint(tx, batch[i], len(live) > 1)
+		errs[j], err = p.runInSavepoint(tx, batch[i], seq, len(live) > 1)
 		if err != nil {
 			_ = tx.Rollback()
 			return nil, err
 		}
+	}
+	if err := seq.store(context.Background(), &txn{Tx: tx, stmts: p.stmts, ctx: context.Background()}); err != nil {
+		_ = tx.Rollback()
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
@@ -239,8 +244,8 @@ func (p *Provider) tryBatch(batch []*writeRequest, live []int) ([]error, error) 
 // savepoint that is rolled back when fn fails. A failure that must undo the
 // whole transaction (another process's lock, a broken savepoint) is returned
 // as the second value.
-func (p *Provider) runInSavepoint(tx *sql.Tx, req *writeRequest, shared bool) (fnErr, txErr error) {
-	t := &txn{Tx: tx, stmts: p.stmts, ctx: context.WithoutCancel(req.ctx)}
+func (p *Provider) runInSavepoint(tx *sql.Tx, req *writeRequest, seq *statusSeq, shared bool) (fnErr, txErr error) {
+	t := &txn{Tx: tx, stmts: p.stmts, ctx: context.WithoutCancel(req.ctx), seq: seq}
 	if !shared {
 		if err := req.fn(t); err != nil {
 			return nil, err

@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// The acks of one write batch take their status sequence numbers from one
+// read of the counter, and the batch stores the last back: a status change
+// committed later orders after all of them, as Watch reads changes above the
+// last number it saw.
+func TestStatusSequenceOfABatchOrdersBeforeLaterChanges(t *testing.T) {
+	p, ctx := openBatchStore(t)
+	items := startTwo(t, ctx, p)
+	release := holdWriter(t, p)
+	tokens := []string{items[0].LockToken, "stale-token", items[1].LockToken}
+	acks := []provider.OrchestrationAck{completeFirstTurn(items[0]), completeFirstTurn(items[0]), completeFirstTurn(items[1])}
+	errs := make([]error, len(tokens))
+	var wg sync.WaitGroup
+	for i := range tokens {
+		wg.Go(func() { errs[i] = p.AckOrchestrationItem(ctx, tokens[i], acks[i]) })
+		waitQueued(t, p, i+1)
+	}
+	release()
+	wg.Wait()
+	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) {
+		t.Fatalf("ack outcomes %v; want the stale token alone to fail", errs)
+	}
+	a, b := statusSeqOf(t, p, "a"), statusSeqOf(t, p, "b")
+	if a == 0 || b <= a {
+		t.Fatalf("status sequence a=%d b=%d; want distinct numbers in commit order", a, b)
+	}
+
+	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: "c", Name: "O", ExecutionID: 1, Input: `"in"`}
+	if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	if err != nil || got == nil {
+		t.Fatalf("fetch c: %v %v", got, err)
+	}
+	if err := p.AckOrchestrationItem(ctx, got.LockToken, completeFirstTurn(got)); err != nil {
+		t.Fatal(err)
+	}
+	if c := statusSeqOf(t, p, "c"); c <= b {
+		t.Fatalf("status sequence of a later change %d; want above the batch's %d", c, b)
+	}
+	var counter int64
+	if err := p.db.QueryRowContext(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&counter); err != nil {
+		t.Fatal(err)
+	}
+	if c := statusSeqOf(t, p, "c"); counter != c {
+		t.Fatalf("status sequence counter %d; want the last number handed out, %d", counter, c)
+	}
+}
+
+func statusSeqOf(t *testing.T, p *Provider, instance string) int64 {
+	t.Helper()
+	var seq int64
+	if err := p.db.QueryRow(`SELECT status_seq FROM instances WHERE instance_id = ?`, instance).Scan(&seq); err != nil {
+		t.Fatalf("status sequence of %s: %v", instance, err)
+	}
+	return seq
+}
