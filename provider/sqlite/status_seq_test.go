@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,21 +13,7 @@ import (
 // last number it saw.
 func TestStatusSequenceOfABatchOrdersBeforeLaterChanges(t *testing.T) {
 	p, ctx := openBatchStore(t)
-	items := startTwo(t, ctx, p)
-	release := holdWriter(t, p)
-	tokens := []string{items[0].LockToken, "stale-token", items[1].LockToken}
-	acks := []provider.OrchestrationAck{completeFirstTurn(items[0]), completeFirstTurn(items[0]), completeFirstTurn(items[1])}
-	errs := make([]error, len(tokens))
-	var wg sync.WaitGroup
-	for i := range tokens {
-		wg.Go(func() { errs[i] = p.AckOrchestrationItem(ctx, tokens[i], acks[i]) })
-		waitQueued(t, p, i+1)
-	}
-	release()
-	wg.Wait()
-	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) {
-		t.Fatalf("ack outcomes %v; want the stale token alone to fail", errs)
-	}
+	ackTwoAndAStaleTokenInOneBatch(t, ctx, p, startTwo(t, ctx, p))
 	a, b := statusSeqOf(t, p, "a"), statusSeqOf(t, p, "b")
 	if a == 0 || b <= a {
 		t.Fatalf("status sequence a=%d b=%d; want distinct numbers in commit order", a, b)

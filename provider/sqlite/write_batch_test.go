@@ -112,6 +112,19 @@ func scratchNames(t *testing.T, p *Provider) []string {
 func TestWriteBatchStaleAckFailsAlone(t *testing.T) {
 	p, ctx := openBatchStore(t)
 	items := startTwo(t, ctx, p)
+	ackTwoAndAStaleTokenInOneBatch(t, ctx, p, items)
+	for _, it := range items {
+		info, err := p.GetInstanceInfo(ctx, it.Instance)
+		if err != nil || info.Status != provider.StatusCompleted {
+			t.Fatalf("instance %s after its ack: %+v %v; want Completed", it.Instance, info, err)
+		}
+	}
+}
+
+// ackTwoAndAStaleTokenInOneBatch completes both items' first turns in one
+// write batch with a stale token's ack between them, which alone fails.
+func ackTwoAndAStaleTokenInOneBatch(t *testing.T, ctx context.Context, p *Provider, items []*provider.OrchestrationItem) {
+	t.Helper()
 	release := holdWriter(t, p)
 	tokens := []string{items[0].LockToken, "stale-token", items[1].LockToken}
 	acks := []provider.OrchestrationAck{completeFirstTurn(items[0]), completeFirstTurn(items[0]), completeFirstTurn(items[1])}
@@ -125,12 +138,6 @@ func TestWriteBatchStaleAckFailsAlone(t *testing.T) {
 	wg.Wait()
 	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) {
 		t.Fatalf("ack outcomes %v; want the stale token alone to fail with ErrLockNotHeld", errs)
-	}
-	for _, it := range items {
-		info, err := p.GetInstanceInfo(ctx, it.Instance)
-		if err != nil || info.Status != provider.StatusCompleted {
-			t.Fatalf("instance %s after its ack: %+v %v; want Completed", it.Instance, info, err)
-		}
 	}
 }
 
