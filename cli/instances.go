@@ -172,7 +172,7 @@ func (c *cli) historyCommand() *cobra.Command {
 			if len(events) == 0 {
 				return notFoundHint(fmt.Errorf("history of %s: %w", a[0], provider.ErrNotFound), a[0])
 			}
-			return c.print(events, func() { printHistory(c.stdout, events) })
+			return c.print(historyFile{Instance: a[0], Events: events}, func() { printHistory(c.stdout, events) })
 		},
 	}
 }

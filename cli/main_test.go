@@ -117,10 +117,10 @@ func exerciseCLI(t *testing.T, store []string) {
 	if string(st.Output) != `"laptop: approved by cli"` {
 		t.Errorf("approval output %s", st.Output)
 	}
-	var events []provider.Event
-	decode(t, mustRun("history", "approve-1", "-o", "json"), &events)
-	if n := countKind(events, provider.EventExternalRaised); n != 1 {
-		t.Errorf("history records the keyed event %d times, want once", n)
+	var history historyFile
+	decode(t, mustRun("history", "approve-1", "-o", "json"), &history)
+	if n := countKind(history.Events, provider.EventExternalRaised); n != 1 || history.Instance != "approve-1" {
+		t.Errorf("history of %q records the keyed event %d times, want approve-1's, once", history.Instance, n)
 	}
 
 	// terminate: wait reports the end and exits 1, the reason is in the failure.

@@ -111,6 +111,54 @@ func TestReplayCommand(t *testing.T) {
 	}
 }
 
+// A history written by `duroxide history -o json` names its instance, so code
+// that derives decisions from it (SubFanOut's children have default IDs)
+// replays from the file as from the store. A file written before it named
+// the instance replays with --instance, and says so without it.
+func TestReplayFileNamesItsInstance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	startWorkers(t, p)
+	store := []string{"--store", path}
+	if r := cliWith(t, store, "start", "SubFanOut", "--id", "fan-1", "--input", `["Ada","Grace"]`, "--wait", "1m"); r.code != 0 {
+		t.Fatalf("start: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fan-1.json")
+	if err := os.WriteFile(file, []byte(cliWith(t, store, "history", "fan-1", "-o", "json").stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	events, err := p.ReadHistory(t.Context(), "fan-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, _ := json.Marshal(events)
+	oldFile := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(oldFile, bare, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, args := range [][]string{{"replay", "fan-1"}, {"replay", "--file", file}, {"replay", "--file", oldFile, "--instance", "fan-1"}} {
+		r := replayCLI(t, sampleCode(false), "", append(store, args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "ok        fan-1  ") || !strings.Contains(r.stdout, "0 did not match") {
+			t.Fatalf("%v with unchanged code: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := replayCLI(t, sampleCode(false), "", "replay", "--file", oldFile)
+	if r.code != exitFailed || strings.Contains(r.stdout, "MISMATCH") || !strings.Contains(r.stdout, "--instance") {
+		t.Fatalf("a file without its instance: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"replay", "--file", file, "--instance", "fan-2"}, {"replay", "fan-1", "--instance", "fan-1"}} {
+		if r := replayCLI(t, sampleCode(false), "", append(store, args...)...); r.code != exitUsage {
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var out bytes.Buffer

@@ -22,7 +22,7 @@ type OrchestrationContext struct {
 }
 
 // InstanceID is the instance being run.
-func (c *OrchestrationContext) InstanceID() string { return c.t.instance }
+func (c *OrchestrationContext) InstanceID() string { return c.t.instanceID() }
 
 // ExecutionID is the current execution (it grows with ContinueAsNew).
 func (c *OrchestrationContext) ExecutionID() int64 { return c.t.executionID }
@@ -44,7 +44,7 @@ func (c *OrchestrationContext) Now() time.Time { return c.t.curTime }
 // and call, and the same on every replay.
 func (c *OrchestrationContext) NewGUID() string {
 	c.t.guidSeq++
-	return uuid.NewSHA1(guidNamespace, []byte(guidName(c.t.instance, c.t.executionID, c.t.guidSeq))).String()
+	return uuid.NewSHA1(guidNamespace, []byte(guidName(c.t.instanceID(), c.t.executionID, c.t.guidSeq))).String()
 }
 
 // Err is nil until this context's scope is cancelled (Client.Cancel for the
@@ -167,7 +167,7 @@ func (c *OrchestrationContext) CallSubOrchestration(name string, input any, opts
 		return c.failed(err)
 	}
 	if call.instanceID == "" {
-		call.instanceID = fmt.Sprintf("%s::%d::%d", c.t.instance, c.t.executionID, c.t.actionSeq+1)
+		call.instanceID = fmt.Sprintf("%s::%d::%d", c.t.instanceID(), c.t.executionID, c.t.actionSeq+1)
 	}
 	a := &action{kind: provider.EventSubOrchestrationScheduled, name: name, input: payload, instance: call.instanceID, version: call.version}
 	return c.decide(a)

@@ -59,7 +59,8 @@ func Example() {
 
 // Check a changed build against a history the old one recorded, before
 // deploying it. Here the history comes from the test kit; in production it
-// comes from the store (Client.History) or `duroxide history -o json`.
+// comes from the store (Client.History) or `duroxide history -o json`. The
+// replay needs the instance ID too: the code may derive decisions from it.
 func ExampleReplay() {
 	build := func(steps ...string) *runtime.Registry {
 		reg := runtime.NewRegistry()
@@ -81,9 +82,11 @@ func ExampleReplay() {
 	_ = inst.Run()
 	recorded := inst.History()
 
-	fmt.Println("same code:", runtime.Replay(build("Pack", "Ship"), recorded))
-	fmt.Println("new step: ", runtime.Replay(build("Pack", "Label", "Ship"), recorded))
+	instance := runtime.ReplayInstance(inst.ID())
+
+	fmt.Println("same code:", runtime.Replay(build("Pack", "Ship"), recorded, instance))
+	fmt.Println("new step: ", runtime.Replay(build("Pack", "Label", "Ship"), recorded, instance))
 	// Output:
 	// same code: <nil>
-	// new step:  nondeterministic orchestration: instance "" execution 1, history event 4: expected ActivityScheduled "Ship", got ActivityScheduled "Label"
+	// new step:  nondeterministic orchestration: instance "test-1" execution 1, history event 4: expected ActivityScheduled "Ship", got ActivityScheduled "Label"
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -8,6 +9,28 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 )
+
+// ErrReplayNeedsInstance means a history did not replay and the code read
+// the instance ID, which the replay was not given: the mismatch may come
+// from the empty ID the code saw in its place. Replay again with
+// ReplayInstance.
+var ErrReplayNeedsInstance = errors.New("replay: the code reads the instance ID " +
+	"(ctx.InstanceID, ctx.NewGUID or a sub-orchestration's default ID) and the replay was not given it")
+
+// ReplayOption gives Replay what a history does not record.
+type ReplayOption func(*replayConfig)
+
+type replayConfig struct {
+	instance string
+}
+
+// ReplayInstance names the instance the history belongs to. The code sees
+// it as ctx.InstanceID, and ctx.NewGUID and the default IDs of
+// sub-orchestrations derive from it, so code using any of them replays
+// faithfully only with it. The execution ID is in the history.
+func ReplayInstance(id string) ReplayOption {
+	return func(c *replayConfig) { c.instance = id }
+}
 
 // Replay runs reg's code against the recorded history of one execution, as
 // a worker would on its next turn, and returns the first place where the
@@ -19,26 +42,41 @@ import (
 // Check a new build against histories recorded by the old one (from the
 // store, or from `duroxide history -o json`) before rolling it out: a
 // mismatch would leave those instances stuck until the old code returns.
-func Replay(reg *Registry, history []provider.Event) error {
+// Pass the instance with ReplayInstance: without it, a mismatch after the
+// code read the instance ID is reported as ErrReplayNeedsInstance.
+func Replay(reg *Registry, history []provider.Event, opts ...ReplayOption) error {
+	var cfg replayConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if len(history) == 0 {
-		return fmt.Errorf("replay: the history is empty")
+		return errors.New("replay: the history is empty")
 	}
 	started := history[0]
 	if started.Kind != provider.EventOrchestrationStarted {
 		return fmt.Errorf("replay: history starts with %s, not OrchestrationStarted", started.Kind)
 	}
 	history, imposedEnd := withoutImposedEnd(history)
-	in := turnInput{executionID: max(started.ExecutionID, 1), history: history,
+	in := turnInput{instance: cfg.instance, executionID: max(started.ExecutionID, 1), history: history,
 		now: time.UnixMilli(history[len(history)-1].Time), stepTimeout: Options{}.withDefaults().StepTimeout}
 	t := newTurn(reg, in, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer t.sched.teardown()
-	if err := t.replay(history); err != nil {
+	err := t.replay(history)
+	if err == nil && t.mainDone() && !t.finished && !imposedEnd {
+		err = t.nondeterminism(t.nextID, "the orchestration waiting (the history ends here)", "the orchestration returned")
+	}
+	return blameMissingInstance(t, err)
+}
+
+// blameMissingInstance reports a mismatch as ErrReplayNeedsInstance when the
+// code read the instance ID the replay did not have: the code decided on an
+// empty ID, so the mismatch may be the replay's rather than the code's.
+func blameMissingInstance(t *turn, err error) error {
+	var nd *NondeterminismError
+	if t.instance != "" || !t.instanceRead || !errors.As(err, &nd) {
 		return err
 	}
-	if t.mainDone() && !t.finished && !imposedEnd {
-		return t.nondeterminism(t.nextID, "the orchestration waiting (the history ends here)", "the orchestration returned")
-	}
-	return nil
+	return fmt.Errorf("%w; without it: %v", ErrReplayNeedsInstance, nd)
 }
 
 // withoutImposedEnd drops a final event the runtime recorded without the code

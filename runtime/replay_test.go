@@ -116,3 +116,65 @@ func TestReplayRefusesAMalformedHistory(t *testing.T) {
 		t.Fatalf("unregistered orchestration: %v", err)
 	}
 }
+
+// ordering registers an orchestration whose decisions derive from its
+// instance ID, in the ways the input names: a child with the default ID, a
+// child named with ctx.NewGUID, an activity chosen by the instance's prefix.
+func ordering() *runtime.Registry {
+	reg := runtime.NewRegistry()
+	for _, name := range []string{"Standard", "Express"} {
+		runtime.RegisterActivity(reg, name, func(_ context.Context, in string) (string, error) { return name + ":" + in, nil })
+	}
+	runtime.RegisterOrchestration(reg, "Pack", func(_ *runtime.OrchestrationContext, in string) (string, error) { return "packed " + in, nil })
+	runtime.RegisterOrchestration(reg, "Order", func(ctx *runtime.OrchestrationContext, uses string) (string, error) {
+		if strings.Contains(uses, "child") {
+			if _, err := runtime.Await[string](ctx.CallSubOrchestration("Pack", "default ID")); err != nil {
+				return "", err
+			}
+		}
+		if strings.Contains(uses, "guid") {
+			id := runtime.WithInstanceID("pack-" + ctx.NewGUID())
+			if _, err := runtime.Await[string](ctx.CallSubOrchestration("Pack", "GUID", id)); err != nil {
+				return "", err
+			}
+		}
+		step := "Standard"
+		if strings.Contains(uses, "instance") && strings.HasPrefix(ctx.InstanceID(), "vip-") {
+			step = "Express"
+		}
+		return runtime.Await[string](ctx.CallActivity(step, uses))
+	})
+	return reg
+}
+
+// A history recorded by a real runtime replays against the same code when
+// the replay knows the instance, and is reported as replayed without what
+// the code needs, not as a mismatch, when it does not.
+func TestReplayKnowsTheInstance(t *testing.T) {
+	store := openStore(t, "")
+	startRuntime(t, store, ordering(), fastOptions())
+	client := runtime.NewClient(store)
+	for _, uses := range []string{"child", "guid", "instance", "child guid instance"} {
+		t.Run(uses, func(t *testing.T) {
+			id := "vip-" + strings.ReplaceAll(uses, " ", "-")
+			if err := client.Start(t.Context(), id, "Order", uses); err != nil {
+				t.Fatal(err)
+			}
+			if st := wait(t, client, id); st.Status != runtime.StatusCompleted {
+				t.Fatalf("%s ended %s: %+v", id, st.Status, st.Failure)
+			}
+			history, err := client.History(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := runtime.Replay(ordering(), history, runtime.ReplayInstance(id)); err != nil {
+				t.Fatalf("unchanged code, instance given: %v", err)
+			}
+			err = runtime.Replay(ordering(), history)
+			var nd *runtime.NondeterminismError
+			if !errors.Is(err, runtime.ErrReplayNeedsInstance) || errors.As(err, &nd) {
+				t.Fatalf("unchanged code, no instance: %v; want ErrReplayNeedsInstance, not a mismatch", err)
+			}
+		})
+	}
+}

@@ -70,6 +70,9 @@ type turn struct {
 	resolved  int
 	actionSeq int
 	guidSeq   int
+	// instanceRead is set once the code derives anything from the instance
+	// ID, so Replay can tell whether a missing ID explains a mismatch.
+	instanceRead bool
 	// fatal stops the turn without an ack (a blocked coroutine).
 	fatal error
 
@@ -877,6 +880,12 @@ func (t *turn) carried() []provider.WorkItem {
 			Name: ev.name, Input: ev.data, Key: ev.key})
 	}
 	return append(out, t.leftover...)
+}
+
+// instanceID is the instance ID as the code sees it, noted as read.
+func (t *turn) instanceID() string {
+	t.instanceRead = true
+	return t.instance
 }
 
 func guidName(instance string, execution int64, seq int) string {
