@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 
@@ -21,7 +22,14 @@ type ActivityFunc func(ctx context.Context, input string) (output string, err er
 type Registry struct {
 	mu             sync.RWMutex
 	orchestrations map[string][]versionedOrchestration // ascending by version
-	activities     map[string]ActivityFunc
+	activities     map[string]registeredActivity
+}
+
+// registeredActivity keeps the typed function's type beside its untyped form,
+// so a test double can be checked against it. typ is nil for AddActivity.
+type registeredActivity struct {
+	fn  ActivityFunc
+	typ reflect.Type
 }
 
 type versionedOrchestration struct {
@@ -31,7 +39,7 @@ type versionedOrchestration struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{orchestrations: map[string][]versionedOrchestration{}, activities: map[string]ActivityFunc{}}
+	return &Registry{orchestrations: map[string][]versionedOrchestration{}, activities: map[string]registeredActivity{}}
 }
 
 // DefaultVersion is the version of orchestrations registered without one.
@@ -66,6 +74,12 @@ func (r *Registry) AddOrchestration(name, version string, fn OrchestrationFunc) 
 
 // AddActivity registers fn under name.
 func (r *Registry) AddActivity(name string, fn ActivityFunc) error {
+	return r.addActivity(name, fn, nil)
+}
+
+// addActivity registers fn under name; typ is the typed function's type, or
+// nil for an untyped one.
+func (r *Registry) addActivity(name string, fn ActivityFunc, typ reflect.Type) error {
 	if name == "" || fn == nil {
 		return fmt.Errorf("register activity: name and function are required")
 	}
@@ -74,7 +88,7 @@ func (r *Registry) AddActivity(name string, fn ActivityFunc) error {
 	if _, ok := r.activities[name]; ok {
 		return fmt.Errorf("register activity %q: already registered", name)
 	}
-	r.activities[name] = fn
+	r.activities[name] = registeredActivity{fn: fn, typ: typ}
 	return nil
 }
 
@@ -102,11 +116,20 @@ func (r *Registry) orchestration(name, version string) (OrchestrationFunc, strin
 func (r *Registry) activity(name string) (ActivityFunc, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	fn, ok := r.activities[name]
+	a, ok := r.activities[name]
 	if !ok {
 		return nil, configErrorf("activity %q is not registered", name)
 	}
-	return fn, nil
+	return a.fn, nil
+}
+
+// activityType reports whether name is registered and, when it was registered
+// typed, its function's type (func(context.Context, In) (Out, error)).
+func (r *Registry) activityType(name string) (reflect.Type, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	a, ok := r.activities[name]
+	return a.typ, ok
 }
 
 // Orchestrations lists registered orchestration names with their versions.
@@ -161,7 +184,8 @@ func RegisterOrchestrationVersion[In, Out any](r *Registry, name, version string
 
 // RegisterActivity registers a typed activity. It panics on a duplicate name.
 func RegisterActivity[In, Out any](r *Registry, name string, fn func(ctx context.Context, input In) (Out, error)) {
-	err := r.AddActivity(name, func(ctx context.Context, raw string) (string, error) {
+	typ := reflect.TypeFor[func(context.Context, In) (Out, error)]()
+	err := r.addActivity(name, func(ctx context.Context, raw string) (string, error) {
 		var in In
 		if err := decodePayload(raw, &in); err != nil {
 			return "", fmt.Errorf("activity %q input: %w", name, err)
@@ -171,7 +195,7 @@ func RegisterActivity[In, Out any](r *Registry, name string, fn func(ctx context
 			return "", err
 		}
 		return encodePayload(out)
-	})
+	}, typ)
 	if err != nil {
 		panic(err)
 	}

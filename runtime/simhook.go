@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 func init() {
 	simhook.RunTurn = simulateTurn
 	simhook.RunActivity = simulateActivity
+	simhook.ActivityType = func(reg any, name string) (reflect.Type, bool) { return reg.(*Registry).activityType(name) }
 	simhook.EncodePayload = encodePayload
 	simhook.Status = func(info provider.InstanceInfo) any { return statusFromInfo(info) }
 }

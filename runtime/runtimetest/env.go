@@ -14,6 +14,12 @@
 //	var receipt string
 //	if err := inst.Status().DecodeOutput(&receipt); err != nil { ... }
 //
+// An override stands in for a registered activity of the same types: a name
+// the registry lacks (a typo) or a function whose input or output type differs
+// from the registered one fails the test at OverrideActivity, naming the
+// registered activities or both signatures, instead of the real activity
+// running or the override failing mid-run.
+//
 // Every turn replays the whole history, as a worker does, so nondeterministic
 // code fails here first.
 package runtimetest
@@ -23,8 +29,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,8 +94,9 @@ func WithLogger(l *slog.Logger) Option { return func(e *Env) { e.logger = l } }
 func WithMaxSteps(n int) Option { return func(e *Env) { e.maxSteps = n } }
 
 // New returns an environment running the orchestrations and activities of
-// reg. t receives the kit's own failures (an input that cannot be encoded);
-// outside a test it may be nil, and those failures panic.
+// reg. t receives the kit's own failures (an input that cannot be encoded, an
+// override that matches no registered activity); outside a test it may be
+// nil, and those failures panic.
 func New(t testing.TB, reg *runtime.Registry, opts ...Option) *Env {
 	e := &Env{t: t, reg: reg, overrides: map[string]*runtime.Registry{},
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), maxSteps: DefaultMaxSteps,
@@ -101,10 +110,43 @@ func New(t testing.TB, reg *runtime.Registry, opts ...Option) *Env {
 
 // OverrideActivity replaces the activity name for this environment only; the
 // rest of the registry stays as it is. A later override of the same name wins.
+// name must be registered, and fn must have the registered function's input
+// and output types; otherwise the test fails here. An activity added untyped
+// (Registry.AddActivity) takes an override of any types.
 func OverrideActivity[In, Out any](e *Env, name string, fn func(ctx context.Context, input In) (Out, error)) {
+	if e.t != nil {
+		e.t.Helper()
+	}
+	if err := e.checkOverride(name, reflect.TypeFor[func(context.Context, In) (Out, error)]()); err != nil {
+		e.fatalf("runtimetest: %v", err)
+		return
+	}
 	r := runtime.NewRegistry()
 	runtime.RegisterActivity(r, name, fn)
 	e.overrides[name] = r
+}
+
+// checkOverride reports an override of type typ that cannot stand in for the
+// activity name. Unchecked, a misspelled name leaves the real activity
+// running, and a changed signature fails only when the override's input is
+// decoded mid-run.
+func (e *Env) checkOverride(name string, typ reflect.Type) error {
+	registered, ok := simhook.ActivityType(e.reg, name)
+	if !ok {
+		return fmt.Errorf("override activity %q: not registered; registered activities: %s", name, nameList(e.reg.Activities()))
+	}
+	if registered != nil && registered != typ {
+		return fmt.Errorf("override activity %q: %v does not match the registered %v", name, typ, registered)
+	}
+	return nil
+}
+
+// nameList joins sorted names for a message.
+func nameList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // Now is the virtual clock.

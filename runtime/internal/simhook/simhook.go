@@ -7,6 +7,7 @@ package simhook
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -24,6 +25,10 @@ var (
 	// a *runtime.Registry) that has the activity, and returns the completion
 	// (ActivityCompleted or ActivityFailed) a worker would report.
 	RunActivity func(ctx context.Context, item provider.WorkItem, attempt int, regs ...any) provider.WorkItem
+	// ActivityType reports whether reg (a *runtime.Registry) has the activity
+	// name and, when it was registered typed, its function's type
+	// (func(context.Context, In) (Out, error)); nil when it was added untyped.
+	ActivityType func(reg any, name string) (typ reflect.Type, registered bool)
 	// EncodePayload encodes a value as runtime.Client does.
 	EncodePayload func(v any) (string, error)
 	// Status builds a runtime.Status (returned as any) from an instance's state.
