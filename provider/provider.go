@@ -78,7 +78,8 @@ type Provider interface {
 	// SendToInstance adds a client's message (an external event, a cancel or a
 	// terminate request) to the orchestrator queue of item.Instance if the
 	// instance can still receive it, checked in the same transaction: its
-	// current execution is running, or a StartOrchestration for it is queued.
+	// current execution is running, or continued as new (the next execution
+	// reads it), or a StartOrchestration for it is queued.
 	// Otherwise nothing is queued and the error wraps ErrNotFound (no such
 	// instance, none being started) or ErrInstanceFinished (the current
 	// execution has ended). A message that races with the instance's last turn

@@ -68,8 +68,8 @@ func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
 // instance changed meanwhile.
 func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string, own *activitySlot) (done bool, err error) {
 	r.quiet.forget(item.Instance)
-	in, ok := prepareTurn(item, time.Now())
-	if !ok {
+	in, v := prepareTurn(item, time.Now())
+	if v != runIt {
 		return false, nil
 	}
 	in.stepTimeout = r.opts.StepTimeout

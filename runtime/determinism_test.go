@@ -531,8 +531,8 @@ func (w *world) checkTurnsRerun() {
 		if item.Exists {
 			item.History = w.histories[item.ExecutionID][:r.historyLen]
 		}
-		in, ok := prepareTurn(&item, r.now)
-		if !ok {
+		in, v := prepareTurn(&item, r.now)
+		if v != runIt {
 			continue
 		}
 		in.local = w.s.local

@@ -94,13 +94,17 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
 		return nil
 	}
-	in, ok := prepareTurn(item, time.Now())
+	in, v := prepareTurn(item, time.Now())
 	in.stepTimeout = r.opts.StepTimeout
 	if r.activitySlots != nil { // a runtime that runs no activities leaves local ones to workers
 		in.local = r.localActivities(item)
 	}
-	if !ok {
+	switch v {
+	case dropIt:
 		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
+		return nil
+	case handBack:
+		r.handBackIncomplete(ctx, item)
 		return nil
 	}
 	if item.AttemptCount > r.opts.MaxAttempts {
@@ -131,6 +135,17 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 		return r.commitAndContinue(ctx, item, ack, quiet)
 	}
 	return nil
+}
+
+// handBackIncomplete abandons an item that lacks the message its turn starts
+// from, keeping its messages; the attempt does not count toward the poison
+// limit. The delay lets the transaction that held the message finish.
+func (r *Runtime) handBackIncomplete(ctx context.Context, item *provider.OrchestrationItem) {
+	r.opts.Logger.Debug("item lacks its execution's start message; handing it back", "instance", item.Instance)
+	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.RetryBackoff, true, nil)
+	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		r.opts.Logger.Error("hand back failed; the lock will expire", "instance", item.Instance, "error", err)
+	}
 }
 
 // renewOrchestrationLock extends the item's lock every third of the lock

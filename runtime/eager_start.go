@@ -96,8 +96,8 @@ var errLocalAtStart = errors.New("the first turn runs a local activity")
 func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitter, start provider.WorkItem) (directResult, error) {
 	item := &provider.OrchestrationItem{Instance: start.Instance, ExecutionID: 1, AttemptCount: 1,
 		Messages: []provider.WorkItem{start}, OrchestrationName: start.Name, Version: start.Version}
-	in, ok := prepareTurn(item, time.Now())
-	if !ok {
+	in, v := prepareTurn(item, time.Now())
+	if v != runIt {
 		return directNotHere, nil
 	}
 	in.stepTimeout = r.opts.StepTimeout

@@ -6,10 +6,24 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
+// verdict is what prepareTurn decided to do with a fetched item.
+type verdict int
+
+const (
+	// runIt: run the turn.
+	runIt verdict = iota
+	// dropIt: nothing will ever read the messages; ack the item with only
+	// in.replies, which deletes them.
+	dropIt
+	// handBack: the messages are for a turn the item lacks the message of
+	// (another transaction held it when the store tagged the item); abandon
+	// the item, keeping its messages for the next fetch.
+	handBack
+)
+
 // prepareTurn decides which execution a fetched item's messages are for and
-// drops those that no longer apply. ok is false when nothing is left to run;
-// the item is then acked with only in.replies, which deletes its messages.
-func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput, ok bool) {
+// drops those that no longer apply.
+func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput, v verdict) {
 	// Whole milliseconds, as history stores time, so ctx.Now is the same
 	// value on the first run and on every replay.
 	in = turnInput{instance: item.Instance, customStatus: item.CustomStatus, now: time.UnixMilli(now.UnixMilli())}
@@ -18,20 +32,23 @@ func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput,
 	case !item.Exists:
 		own = firstOfKind(item.Messages, provider.WorkStartOrchestration)
 		if own == nil {
-			return in, false // messages for an instance that was never started, or was deleted
+			return in, dropIt // messages for an instance that was never started, or was deleted
 		}
 		in.executionID = 1
 	case item.Status == provider.StatusContinuedAsNew:
+		// The commit that ended the execution queued its ContinueAsNew
+		// message, so the store still holds it: events sent after the
+		// commit wait for the next execution with it.
 		own = firstOfKind(item.Messages, provider.WorkContinueAsNew)
 		if own == nil {
-			return in, false
+			return in, handBack
 		}
 		in.executionID = item.ExecutionID + 1
 	case item.Status.Terminal():
 		// Finished: late completions and events are dropped; a sub-orchestration
 		// start naming this instance is refused to its parent.
 		in.replies = refusals(item)
-		return in, false
+		return in, dropIt
 	default:
 		in.executionID = item.ExecutionID
 		in.history = item.History
@@ -56,7 +73,7 @@ func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput,
 		}
 		in.messages = append(in.messages, m)
 	}
-	return in, true
+	return in, runIt
 }
 
 // refusals answers the sub-orchestration starts queued for a finished instance.

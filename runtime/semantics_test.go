@@ -296,9 +296,9 @@ func TestSubOrchestrationStartOfExistingInstanceIsRefused(t *testing.T) {
 			}
 			item := &provider.OrchestrationItem{Instance: "inst", Exists: true, ExecutionID: 1, Status: s.status,
 				History: s.history, Messages: []provider.WorkItem{own, other}}
-			in, ok := prepareTurn(item, s.now)
+			in, v := prepareTurn(item, s.now)
 			ack := provider.OrchestrationAck{OrchestratorItems: in.replies}
-			if ok {
+			if v == runIt {
 				var err error
 				if ack, err = runTurn(reg, in, quiet); err != nil {
 					t.Fatal(err)

@@ -21,8 +21,8 @@ func init() {
 
 func simulateTurn(reg any, item *provider.OrchestrationItem, now time.Time, logger *slog.Logger,
 	local func(provider.WorkItem) provider.WorkItem) (provider.OrchestrationAck, bool, error) {
-	in, ok := prepareTurn(item, now)
-	if !ok {
+	in, v := prepareTurn(item, now)
+	if v != runIt {
 		return provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies}, false, nil
 	}
 	in.stepTimeout = Options{}.withDefaults().StepTimeout

@@ -43,8 +43,8 @@ func (s *sim) turn(msgs ...provider.WorkItem) (provider.OrchestrationAck, error)
 	s.now = s.now.Add(time.Second)
 	item := &provider.OrchestrationItem{Instance: s.instance, Exists: s.exec > 0, ExecutionID: max(s.exec, 1),
 		Status: s.status, History: s.history, Messages: msgs, CustomStatus: s.custom}
-	in, ok := prepareTurn(item, s.now)
-	if !ok {
+	in, v := prepareTurn(item, s.now)
+	if v != runIt {
 		return provider.OrchestrationAck{}, nil
 	}
 	in.local = s.local

@@ -612,7 +612,7 @@ END;
 $$;
 
 -- A client's message (event, cancel, terminate) is queued only for an instance
--- that can still read it: running, or with a start queued. DX004 otherwise
+-- that can still read it: running (or continued as new), or with a start queued. DX004 otherwise
 -- (no such instance), DX006 when its current execution has ended.
 
 CREATE FUNCTION dx_start_queued(p_instance TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
@@ -639,7 +639,9 @@ BEGIN
             RAISE EXCEPTION 'instance % does not exist and is not being started', p_instance USING ERRCODE = 'DX004';
         END IF;
     END IF;
-    IF v_status <> 'Running' THEN
+    -- A ContinuedAsNew execution's successor reads the message: its
+    -- ContinueAsNew message is queued.
+    IF v_status NOT IN ('Running', 'ContinuedAsNew') THEN
         RAISE EXCEPTION 'it is %', v_status USING ERRCODE = 'DX006';
     END IF;
     INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES (p_instance, p_data, now());

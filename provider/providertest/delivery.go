@@ -15,6 +15,8 @@ func deliveryCases() []Case {
 		{"SendToRunningInstanceAccepted", sendToRunningAccepted},
 		{"SendToFinishedInstanceRefused", sendToFinishedRefused},
 		{"SendAfterContinueAsNewAccepted", sendAfterContinueAsNewAccepted},
+		{"SendBetweenExecutionsAccepted", sendBetweenExecutionsAccepted},
+		{"EventRacingContinueAsNewKept", eventRacingContinueAsNewKept},
 		{"StartQueuedUntilFirstAck", startQueuedUntilFirstAck},
 	}
 }
@@ -62,6 +64,51 @@ func sendAfterContinueAsNewAccepted(t *testing.T, f Factory) {
 	e.create("a")
 	e.continueAsNew("a")
 	e.must(e.p.SendToInstance(e.ctx, externalItem("a", "x")), "send to the new execution")
+}
+
+// endAsContinueAsNew acks item as the last turn of its execution, queuing
+// the ContinueAsNew message; the next execution has not started.
+func (e *env) endAsContinueAsNew(item *provider.OrchestrationAck, from *provider.OrchestrationItem) {
+	item.HistoryDelta = append(item.HistoryDelta, event(from, int64(len(item.HistoryDelta))+1, provider.EventOrchestrationContinuedAsNew))
+	item.Metadata.Status, item.Metadata.Output = provider.StatusContinuedAsNew, `"next"`
+	item.OrchestratorItems = append(item.OrchestratorItems,
+		provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: from.Instance, Name: orchName, Input: `"next"`, ExecutionID: from.ExecutionID + 1})
+}
+
+// From a continue-as-new commit until the next execution's first turn the
+// instance runs on: a message sent then is queued for that turn.
+func sendBetweenExecutionsAccepted(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.turn("a", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) { e.endAsContinueAsNew(ack, item) })
+	for _, item := range []provider.WorkItem{externalItem("a", "x"),
+		{Kind: provider.WorkCancelRequested, Instance: "a", Reason: "r"},
+		{Kind: provider.WorkCancelInstance, Instance: "a", Reason: "r"}} {
+		e.must(e.p.SendToInstance(e.ctx, item), "send "+string(item.Kind)+" between executions")
+	}
+	e.wantEqual(kinds(e.fetchInstance("a").Messages), []provider.WorkItemKind{provider.WorkContinueAsNew,
+		provider.WorkExternalRaised, provider.WorkCancelRequested, provider.WorkCancelInstance}, "the next execution's first turn")
+}
+
+// An event accepted while the execution's last turn holds the lock is queued
+// before that turn's ContinueAsNew message. It stays queued through the
+// continue-as-new commit and through an abandoned fetch, and is delivered
+// with the ContinueAsNew message.
+func eventRacingContinueAsNewKept(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	e.enqueue(externalItem("a", "tick"))
+	item := e.fetchInstance("a")
+	e.must(e.p.SendToInstance(e.ctx, externalItem("a", "late")), "send while the last turn runs")
+	ack := provider.OrchestrationAck{ExecutionID: item.ExecutionID, HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)}}
+	e.endAsContinueAsNew(&ack, item)
+	e.ack(item, ack)
+	first := e.fetchInstance("a")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, first.LockToken, 0, true, nil), "abandon")
+	next := e.fetchInstance("a")
+	e.wantEqual(kinds(next.Messages), []provider.WorkItemKind{provider.WorkExternalRaised, provider.WorkContinueAsNew}, "messages after the continue-as-new")
+	e.wantEqual(next.Messages[0].Name, "late", "the racing event")
+	e.wantEqual(next.Status, provider.StatusContinuedAsNew, "status the fetch reports")
 }
 
 func startQueuedUntilFirstAck(t *testing.T, f Factory) {

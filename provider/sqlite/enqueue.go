@@ -67,10 +67,17 @@ func checkReceiver(ctx context.Context, tx *txn, op, instance string) error {
 		return nil
 	case err != nil:
 		return classify(op, instance, err)
-	case status.Valid && provider.ExecutionStatus(status.String).Terminal():
+	case status.Valid && finished(provider.ExecutionStatus(status.String)):
 		return provider.Permanent(op, instance, fmt.Errorf("%w: it is %s", provider.ErrInstanceFinished, status.String))
 	}
 	return nil
+}
+
+// finished reports whether an instance whose current execution is in status
+// will never read a message. A ContinuedAsNew execution's successor will:
+// its ContinueAsNew message is queued.
+func finished(status provider.ExecutionStatus) bool {
+	return status.Terminal() && status != provider.StatusContinuedAsNew
 }
 
 type queryer interface {
