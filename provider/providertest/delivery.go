@@ -80,7 +80,9 @@ func (e *env) endAsContinueAsNew(item *provider.OrchestrationAck, from *provider
 func sendBetweenExecutionsAccepted(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	e.turn("a", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) { e.endAsContinueAsNew(ack, item) })
+	e.turn("a", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+		e.endAsContinueAsNew(ack, item)
+	})
 	for _, item := range []provider.WorkItem{externalItem("a", "x"),
 		{Kind: provider.WorkCancelRequested, Instance: "a", Reason: "r"},
 		{Kind: provider.WorkCancelInstance, Instance: "a", Reason: "r"}} {
