@@ -210,6 +210,34 @@ func TestCLIRefusesAMissingSchemaAndHidesThePassword(t *testing.T) {
 	}
 }
 
+// Every spelling of a PostgreSQL connection string reaches PostgreSQL, not a
+// SQLite file of that name; a string that cannot work is a usage error that
+// names the accepted forms; no error shows the password.
+func TestCLIRecognisesPostgresStoresAndHidesPasswords(t *testing.T) {
+	const password = "s3cretPassw0rd"
+	for _, tc := range []struct {
+		store string
+		code  int
+		want  string
+	}{
+		{"POSTGRES://someone:" + password + "@127.0.0.1:1/db?connect_timeout=2", exitFailed, "connect"},
+		{"PostgreSQL://someone:" + password + "@127.0.0.1:1/db?connect_timeout=2", exitFailed, "connect"},
+		{"host=127.0.0.1 port=1 user=someone password=" + password + " dbname=db connect_timeout=2", exitFailed, "connect"},
+		{"postgres://someone@127.0.0.1:1/db?password=" + password + "&connect_timeout=2", exitFailed, "connect"},
+		{"pg://someone:" + password + "@127.0.0.1:1/db", exitUsage, "postgres://"},
+		{"postgres://someone:" + password + "@127.0.0.1:port/db", exitUsage, "invalid port"},
+		{"mysql://someone:" + password + "@127.0.0.1/db", exitUsage, "postgres://"},
+	} {
+		t.Setenv(envStore, tc.store)
+		var out, errOut bytes.Buffer
+		code := run(t.Context(), []string{"list"}, &out, &errOut)
+		msg := errOut.String()
+		if code != tc.code || !strings.Contains(msg, tc.want) || strings.Contains(msg, password) {
+			t.Errorf("store %s: exit %d, stderr %q; want exit %d naming %q, without the password", tc.store, code, msg, tc.code, tc.want)
+		}
+	}
+}
+
 func statusOf(t *testing.T, out string) statusView {
 	t.Helper()
 	var v statusView

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -122,8 +123,9 @@ func (c *cli) rootCommand() *cobra.Command {
 		Short: "Inspect and manage duroxide orchestration instances in a store",
 		Long: "duroxide talks to a store (PostgreSQL or SQLite) directly: it needs no worker and no Kubernetes.\n\n" +
 			"The store is --store, else $" + envStore + ", else $" + envPostgresURL + " (a WorkerPool pod's setting).\n" +
-			"A postgres:// or postgresql:// URL selects PostgreSQL (schema: --schema, else $" + envSchema + ", else \"" + postgres.DefaultSchema + "\");\n" +
-			"anything else is a SQLite file, which must exist. Keep passwords in the environment: flags show in process listings.",
+			"A postgres:// or postgresql:// URL (in any letter case) or keyword/value settings (host=... dbname=...) select PostgreSQL\n" +
+			"(schema: --schema, else $" + envSchema + ", else \"" + postgres.DefaultSchema + "\"); anything else is a SQLite file, which must exist\n" +
+			"(write sqlite:PATH for a file named like key=value). Keep passwords in the environment: flags show in process listings.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -149,7 +151,7 @@ func (c *cli) rootCommand() *cobra.Command {
 func (c *cli) open(ctx context.Context) error {
 	target := cmp.Or(c.store, os.Getenv(envStore), os.Getenv(envPostgresURL))
 	if target == "" {
-		return usagef("no store: pass --store or set $%s (a postgres:// URL or a SQLite file)", envStore)
+		return usagef("no store: pass --store or set $%s (a PostgreSQL connection string or a SQLite file)", envStore)
 	}
 	p, err := openStore(ctx, target, cmp.Or(c.schema, os.Getenv(envSchema)))
 	if err != nil {
@@ -161,26 +163,45 @@ func (c *cli) open(ctx context.Context) error {
 	return nil
 }
 
+// openStore opens the store target names: PostgreSQL when
+// postgres.IsConnString recognises it, else a SQLite file.
 func openStore(ctx context.Context, target, schema string) (provider.Provider, error) {
-	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
-		// postgres.Open redacts the connection string from its errors.
-		p, err := postgres.Open(ctx, target, postgres.Options{Schema: schema, MaxConns: 4, RequireSchema: true})
-		if errors.Is(err, postgres.ErrSchemaNotFound) {
-			return nil, usagef("schema %q does not exist in that database: check --schema (a pool's workers create its schema when they first start)",
-				cmp.Or(schema, postgres.DefaultSchema))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("open PostgreSQL store: %w", err)
-		}
-		return p, nil
+	if postgres.IsConnString(target) {
+		return openPostgres(ctx, target, schema)
 	}
 	if schema != "" {
 		return nil, usagef("--schema applies to PostgreSQL stores only")
 	}
-	path := strings.TrimPrefix(target, "sqlite:")
+	return openSQLite(ctx, strings.TrimPrefix(target, "sqlite:"))
+}
+
+// openPostgres reports a string or schema that can never work as bad input.
+// postgres.Open keeps the connection string out of its errors.
+func openPostgres(ctx context.Context, target, schema string) (provider.Provider, error) {
+	p, err := postgres.Open(ctx, target, postgres.Options{Schema: schema, MaxConns: 4, RequireSchema: true})
+	switch {
+	case errors.Is(err, postgres.ErrSchemaNotFound):
+		return nil, usagef("schema %q does not exist in that database: check --schema (a pool's workers create its schema when they first start)",
+			cmp.Or(schema, postgres.DefaultSchema))
+	case errors.Is(err, postgres.ErrInvalidConnString), errors.Is(err, postgres.ErrInvalidSchema):
+		return nil, &usageError{err}
+	case err != nil:
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSQLite opens an existing SQLite file. A store string that is neither
+// form lands here, so its errors name the path without its passwords.
+func openSQLite(ctx context.Context, path string) (provider.Provider, error) {
 	// A typo must not silently create an empty database and report "no instances".
 	if _, err := os.Stat(path); err != nil {
-		return nil, usagef("SQLite store %s: %w", path, err)
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err // the path again, unredacted
+		}
+		return nil, usagef("SQLite store %s: %w (a PostgreSQL store is a postgres:// or postgresql:// URL or keyword/value settings such as host=...)",
+			postgres.RedactConnString(path), err)
 	}
 	p, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {

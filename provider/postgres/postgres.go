@@ -62,12 +62,15 @@ type Options struct {
 // ErrSchemaNotFound is Open's error for a missing schema with RequireSchema.
 var ErrSchemaNotFound = errors.New("schema not found")
 
+// ErrInvalidSchema is ValidateSchema's error, and Open's for such a schema.
+var ErrInvalidSchema = errors.New("invalid schema name")
+
 var schemaPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,39}$`)
 
 // ValidateSchema reports whether name is acceptable as a provider schema.
 func ValidateSchema(name string) error {
 	if !schemaPattern.MatchString(name) || strings.HasPrefix(name, "pg_") {
-		return fmt.Errorf("invalid schema name %q: use 1-40 lower-case letters, digits and underscores, not starting with a digit or pg_", name)
+		return fmt.Errorf("%w %q: use 1-40 lower-case letters, digits and underscores, not starting with a digit or pg_", ErrInvalidSchema, name)
 	}
 	return nil
 }
@@ -112,9 +115,11 @@ var (
 	_ provider.Admin    = (*Provider)(nil)
 )
 
-// Open connects to connString (a PostgreSQL URL or key=value string, as pgx
-// accepts), creates and migrates the schema, and starts the listener. The
-// connection string is never logged or returned in errors.
+// Open connects to connString (a postgres:// or postgresql:// URL, the scheme
+// in any letter case, or keyword/value settings), creates and migrates the
+// schema, and starts the listener. The connection string is never logged or
+// returned in errors. A string that cannot work fails with
+// ErrInvalidConnString, an invalid schema name with ErrInvalidSchema.
 func Open(ctx context.Context, connString string, opts Options) (*Provider, error) {
 	if opts.Schema == "" {
 		opts.Schema = DefaultSchema
@@ -128,10 +133,9 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	cfg, err := pgxpool.ParseConfig(connString)
+	cfg, err := parseConnString(connString)
 	if err != nil {
-		// pgx's parse errors can quote the string; keep credentials out of the message.
-		return nil, errors.New("open postgres provider: the connection string could not be parsed")
+		return nil, fmt.Errorf("open postgres provider: %w", err)
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = quoteIdent(opts.Schema)
 	cfg.ConnConfig.RuntimeParams["application_name"] = "duroxide-go"
@@ -258,14 +262,4 @@ func classify(op, instance string, err error) error {
 		return provider.Retryable(op, instance, err)
 	}
 	return provider.Permanent(op, instance, err)
-}
-
-// redact drops the user and database pgx puts in connection errors, keeping
-// the cause and the server's address (the password never appears).
-func redact(err error) error {
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
-		return fmt.Errorf("cannot connect to the database: %w", errors.Unwrap(connErr))
-	}
-	return err
 }
