@@ -20,7 +20,9 @@ type Worker struct {
 	reg    *runtime.Registry
 	cfg    Config
 	logger *slog.Logger
-	// Open opens the store (default: postgres.Open with the config's URL and schema).
+	// Open opens the store (default: postgres.Open with the config's URL and
+	// schema). Run retries its errors, except those wrapping
+	// postgres.ErrInvalidConnString or postgres.ErrInvalidSchema, which it returns.
 	Open func(ctx context.Context) (provider.Provider, error)
 
 	ready     atomic.Bool
@@ -59,7 +61,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stopServers()
 	p, err := w.openStore(ctx)
 	if err != nil {
-		return err // ctx ended before the store was reachable: nothing to drain
+		return err // a configuration error, or ctx ended first: nothing to drain
 	}
 	defer func() { _ = p.Close() }()
 	w.store.Store(&p)
@@ -98,7 +100,9 @@ func (w *Worker) runtimeOptions() runtime.Options {
 // crash loop. The retries stay frequent (at most openRetryMax apart): with no
 // connection there is no listener to say the database is back, and a worker
 // started during an outage should be ready soon after it ends. The outage
-// is logged once, and its end once.
+// is logged once, and its end once. A configuration error is returned at
+// once: no retry fixes it, and the process exiting with it puts the reason
+// in the pod's log and its crash loop in the pod's status.
 func (w *Worker) openStore(ctx context.Context) (provider.Provider, error) {
 	backoff := openRetryMin
 	began := time.Now()
@@ -109,6 +113,9 @@ func (w *Worker) openStore(ctx context.Context) (provider.Provider, error) {
 				w.logger.Info("store reachable", "after", time.Since(began).Round(time.Millisecond).String(), "attempts", attempt)
 			}
 			return p, nil
+		}
+		if isConfigError(err) {
+			return nil, err
 		}
 		if attempt == 1 {
 			w.logger.Warn("store not reachable; retrying", "error", err.Error(), "retryEvery", openRetryMax.String())
@@ -122,6 +129,13 @@ func (w *Worker) openStore(ctx context.Context) (provider.Provider, error) {
 		}
 		backoff = min(backoff*2, openRetryMax)
 	}
+}
+
+// isConfigError reports whether err comes from the store's settings, which
+// only a new deployment changes: a connection string or schema name that can
+// never work.
+func isConfigError(err error) bool {
+	return errors.Is(err, postgres.ErrInvalidConnString) || errors.Is(err, postgres.ErrInvalidSchema)
 }
 
 const (

@@ -102,17 +102,54 @@ func TestWorkerRunsReportsAndDrains(t *testing.T) {
 	}
 }
 
-// A worker whose context ends before the store is reachable returns an error
-// that says so, without the connection string.
+// A worker whose store is unreachable keeps retrying (the outage is
+// transient); when its context ends first it returns an error that says so.
+// Neither the error nor the log shows the connection string.
 func TestWorkerGivesUpWhenStoppedBeforeConnecting(t *testing.T) {
 	cfg := worker.Config{PostgresURL: "postgres://u:s3cret@127.0.0.1:1/x?connect_timeout=1", Schema: "x",
 		HealthAddr: "127.0.0.1:0", MetricsAddr: "0"}
-	w := worker.New(runtime.NewRegistry(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var logs lockedBuffer
+	w := worker.New(runtime.NewRegistry(), cfg, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
 	defer cancel()
 	err := w.Run(ctx)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("run: %v", err)
+	}
+	out := logs.String()
+	if strings.Count(out, "store still not reachable") < 2 || strings.Contains(out, "s3cret") {
+		t.Fatalf("want retries logged without the password:\n%s", out)
+	}
+}
+
+// A store URL that can never work stops the worker at once with the reason
+// and without the password, so Kubernetes shows a crash loop with the cause
+// in the log instead of a pod that is alive and never ready.
+func TestWorkerStopsOnAnInvalidStoreURL(t *testing.T) {
+	for name, tc := range map[string]struct{ url, cause string }{
+		"bad port":       {"postgres://u:s3cret@127.0.0.1:port/db", "invalid port"},
+		"unknown scheme": {"pg://u:s3cret@127.0.0.1/db", "unsupported scheme"},
+		"bad option":     {"postgres://u:s3cret@127.0.0.1/db?sslmode=sometimes", "sslmode is invalid"},
+		"keyword/value":  {"host=127.0.0.1 password=s3cret port=none", "invalid port"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := worker.Config{PostgresURL: tc.url, Schema: "x", HealthAddr: "127.0.0.1:0", MetricsAddr: "0"}
+			w := worker.New(runtime.NewRegistry(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			began := time.Now()
+			err := w.Run(ctx)
+			if took := time.Since(began); took > 2*time.Second {
+				t.Errorf("Run took %v, want an immediate stop", took.Round(time.Millisecond))
+			}
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("run: %v, want the configuration error", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.cause) || strings.Contains(msg, "s3cret") {
+				t.Fatalf("run: %q, want the cause %q and no password", msg, tc.cause)
+			}
+		})
 	}
 }
 
