@@ -29,6 +29,9 @@ type action struct {
 	local   bool
 	timeout time.Duration
 	inline  bool
+	// cancelledAtEnd: the history records its cancellation by the
+	// execution's end (cancelOutstanding), met on replay.
+	cancelledAtEnd bool
 }
 
 func (a *action) describe() string {

@@ -14,8 +14,9 @@ const (
 	MaxPayloadBytes = 16 << 20
 
 	// MaxHistoryEvents bounds one execution's history. A turn that would pass
-	// it fails the orchestration; eternal orchestrations use ContinueAsNew to
-	// start each execution with a fresh history.
+	// it stores none of its events: the execution fails from the history it
+	// had. Eternal orchestrations use ContinueAsNew to start each execution
+	// with a fresh history.
 	MaxHistoryEvents = 50_000
 
 	// MaxCustomStatusBytes bounds the custom status. A turn that ends with a

@@ -61,6 +61,7 @@ func Replay(reg *Registry, history []provider.Event, opts ...ReplayOption) error
 		now: time.UnixMilli(history[len(history)-1].Time), stepTimeout: Options{}.withDefaults().StepTimeout}
 	t := newTurn(reg, in, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer t.sched.teardown()
+	t.endImposed = imposedEnd
 	err := t.replay(history)
 	if err == nil && t.mainDone() && !t.finished && !imposedEnd {
 		err = t.nondeterminism(t.nextID, "the orchestration waiting (the history ends here)", "the orchestration returned")

@@ -75,6 +75,9 @@ type turn struct {
 	instanceRead bool
 	// fatal stops the turn without an ack (a blocked coroutine).
 	fatal error
+	// endImposed: the history being replayed ended with a Terminated or
+	// imposed failure that Replay removed.
+	endImposed bool
 
 	local      *localRunner
 	localQueue []*action
@@ -134,9 +137,7 @@ func runTurnQuiet(reg *Registry, in turnInput, logger *slog.Logger) (provider.Or
 	if term := firstOfKind(in.messages, provider.WorkCancelInstance); term != nil {
 		// A Terminate wins over everything else in the batch, and needs neither
 		// the code nor a replay: a broken orchestration can still be stopped.
-		if err := t.terminateFromHistory(in, term.Reason); err != nil {
-			return provider.OrchestrationAck{}, nil, err
-		}
+		t.terminateFromHistory(in, term.Reason)
 		return t.ack(in), nil, nil
 	}
 	var err error
@@ -152,8 +153,22 @@ func runTurnQuiet(reg *Registry, in turnInput, logger *slog.Logger) (provider.Or
 	if err != nil {
 		return provider.OrchestrationAck{}, nil, err
 	}
+	if events := t.nextID - 1; events > MaxHistoryEvents {
+		return failedOverHistoryLimit(reg, in, logger, events), nil, nil
+	}
 	t.enforceLimits()
 	return t.ack(in), t.quietSetOf(), nil
+}
+
+// failedOverHistoryLimit is the ack of a turn whose events would take the
+// history past MaxHistoryEvents: none of them is stored; the execution fails
+// from the history it had.
+func failedOverHistoryLimit(reg *Registry, in turnInput, logger *slog.Logger, events int64) provider.OrchestrationAck {
+	t := newTurn(reg, in, logger)
+	defer t.sched.teardown()
+	t.failFromHistory(in, &LimitError{What: "history", Size: int(events), Limit: MaxHistoryEvents,
+		Hint: "use ContinueAsNew to start a fresh history"})
+	return t.ack(in)
 }
 
 func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {
@@ -262,8 +277,17 @@ func (t *turn) replay(history []provider.Event) error {
 	}
 	t.startMain(fn, started.Input)
 	t.run()
-	for _, ev := range rest {
+	endAt := endCancellationsFrom(rest, t.endImposed)
+	for i, ev := range rest {
 		t.curTime = time.UnixMilli(ev.Time)
+		if (i >= endAt || t.mainDone()) && t.isEndCancellation(ev) {
+			a := t.byID[ev.SourceID]
+			if a == nil || !awaited(a) {
+				return t.nondeterminism(ev.ID, describeEvent(ev), "no outstanding decision of that ID")
+			}
+			a.cancelledAtEnd = true
+			continue
+		}
 		if err := t.replayEvent(ev); err != nil {
 			return err
 		}
@@ -275,6 +299,36 @@ func (t *turn) replay(history []provider.Event) error {
 		return t.nondeterminism(t.nextID, "no further decisions", t.pending[0].describe())
 	}
 	return nil
+}
+
+// endCancellationsFrom returns where the CancelRequested events that end an
+// ended history begin: the run of them just before its end event, or at its
+// end when the caller removed an imposed end (Replay). Past the last index
+// when the history has not ended.
+func endCancellationsFrom(rest []provider.Event, endImposed bool) int {
+	n := len(rest)
+	switch {
+	case n > 0 && rest[n-1].Kind.EndsExecution():
+		n--
+	case !endImposed:
+		return len(rest)
+	}
+	i := n
+	for i > 0 && rest[i-1].Kind == provider.EventCancelRequested {
+		i--
+	}
+	return i
+}
+
+// isEndCancellation reports whether ev, in the run of cancellations an
+// ending execution records (cancelOutstanding) or past the code's return, is
+// one of those rather than the code's own cancellation: the code has no
+// cancellation of it pending.
+func (t *turn) isEndCancellation(ev provider.Event) bool {
+	if ev.Kind != provider.EventCancelRequested {
+		return false
+	}
+	return len(t.pending) == 0 || !t.pending[0].matches(ev)
 }
 
 func (t *turn) replayEvent(ev provider.Event) error {
@@ -711,9 +765,25 @@ func (t *turn) terminate(reason string) {
 	t.notifyParent(provider.WorkSubOrchFailed, "", d)
 }
 
-// terminateFromHistory terminates without running the code: the history alone
-// says what is outstanding (scheduled, neither answered nor cancelled).
-func (t *turn) terminateFromHistory(in turnInput, reason string) error {
+// terminateFromHistory terminates without running the code.
+func (t *turn) terminateFromHistory(in turnInput, reason string) {
+	t.endFromHistory(in, func() { t.terminate(reason) })
+}
+
+// failFromHistory fails the execution with err without running the code or
+// recording anything the turn decided: for a turn that would pass a limit.
+func (t *turn) failFromHistory(in turnInput, err error) {
+	t.endFromHistory(in, func() {
+		t.mainErr = err
+		t.finish()
+	})
+}
+
+// endFromHistory ends the execution with end, without running the code: the
+// history alone says what is outstanding (scheduled, neither answered nor
+// cancelled). The turn's sub-orchestration starts naming this instance are
+// refused; its other messages are dropped.
+func (t *turn) endFromHistory(in turnInput, end func()) {
 	t.replaying = false
 	t.curTime = t.now
 	if len(in.history) == 0 {
@@ -735,8 +805,7 @@ func (t *turn) terminateFromHistory(in turnInput, reason string) error {
 			t.refuseStart(m, t.parent)
 		}
 	}
-	t.terminate(reason)
-	return nil
+	end()
 }
 
 // outstandingDecisions lists the scheduled work a history has not seen
@@ -765,7 +834,9 @@ func outstandingDecisions(history []provider.Event) []*action {
 }
 
 // cancelOutstanding stops what the ended execution no longer waits for:
-// activities are removed, timers deleted, children terminated.
+// activities are removed, timers deleted, children terminated. Each is
+// recorded as a CancelRequested event, as a Select loser is, so the history
+// says what became of it.
 func (t *turn) cancelOutstanding(reason string) {
 	ids := make([]int64, 0, len(t.byID))
 	for id := range t.byID {
@@ -773,10 +844,22 @@ func (t *turn) cancelOutstanding(reason string) {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		if a := t.byID[id]; !a.future.done {
+		if a := t.byID[id]; awaited(a) {
+			t.appendEvent(provider.Event{Kind: provider.EventCancelRequested, SourceID: id, Reason: reason})
 			t.stop(a, reason)
 		}
 	}
+}
+
+// awaited reports whether a decision still waits for an answer: scheduled
+// work or a wait whose future is not done.
+func awaited(a *action) bool {
+	switch a.kind {
+	case provider.EventActivityScheduled, provider.EventTimerCreated, provider.EventSubOrchestrationScheduled,
+		provider.EventExternalSubscribed:
+		return !a.future.done && !a.cancelledAtEnd
+	}
+	return false
 }
 
 func (t *turn) notifyParent(kind provider.WorkItemKind, result string, d *provider.ErrorDetails) {
@@ -793,12 +876,8 @@ func (t *turn) enforceLimits() {
 	if t.finished {
 		return
 	}
-	switch {
-	case t.customStatus != nil && len(*t.customStatus) > MaxCustomStatusBytes:
+	if t.customStatus != nil && len(*t.customStatus) > MaxCustomStatusBytes {
 		t.end(&LimitError{What: "custom status", Size: len(*t.customStatus), Limit: MaxCustomStatusBytes})
-	case t.nextID-1 > MaxHistoryEvents:
-		t.end(&LimitError{What: "history", Size: int(t.nextID - 1), Limit: MaxHistoryEvents,
-			Hint: "use ContinueAsNew to start a fresh history"})
 	}
 	if t.ended {
 		t.finish()
