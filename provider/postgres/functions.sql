@@ -899,16 +899,27 @@ END $$;
 -- Quiet acks (provider.QuietAcker), a commit batch's in one call, after its
 -- dx_ack_work_items queued their results: whether each instance is unlocked
 -- and its history still ends at the given event of the given incarnation and
--- execution. A fetch that locks the instance later sees the results queued;
--- one that locked it earlier shows its lock here (or has changed the history).
+-- execution. Each check first takes the instance's advisory lock, which every
+-- fetch and cached-turn claim takes too, and holds it to the commit:
+--   - a fetch under way (holding it) makes the check fail at once, never wait;
+--   - a fetch that locks the instance after the check cannot until the
+--     results are committed, and then sees them queued;
+--   - one that locked it earlier shows its lock here (or has changed the
+--     history): the check reads after the lock, in a statement of its own.
 CREATE FUNCTION dx_quiet_checks(p_instances TEXT[], p_incarnations BIGINT[], p_executions BIGINT[], p_last_events BIGINT[])
-RETURNS BOOLEAN[] LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+RETURNS BOOLEAN[] LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    v_locked BOOLEAN[];
 BEGIN
+    SELECT array_agg(pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || u.inst)) ORDER BY u.k)
+    INTO v_locked
+    FROM unnest(p_instances) WITH ORDINALITY AS u(inst, k);
     RETURN (
         -- Scalar probes, not EXISTS (see dx_claim_cached_turns).
         SELECT array_agg(
-            (SELECT true FROM instances i WHERE i.instance_id = u.inst AND i.incarnation = u.inc
-             AND i.current_execution_id = u.ex) IS NOT NULL
+            v_locked[u.k]
+            AND (SELECT true FROM instances i WHERE i.instance_id = u.inst AND i.incarnation = u.inc
+                 AND i.current_execution_id = u.ex) IS NOT NULL
             AND (SELECT true FROM instance_locks l WHERE l.instance_id = u.inst AND l.locked_until > now()) IS NULL
             AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
                 IS NOT DISTINCT FROM u.last

@@ -29,6 +29,7 @@ func TestConformancePostgres(t *testing.T) {
 		{Name: "WatchScanReportsUnannouncedChangeUnderAnnouncements", Run: watchScanReportsUnannounced},
 		{Name: "ListenerReconnectReported", Run: listenerReconnectReported},
 		{Name: "FetchNeverSkipsAnEarlierMessageAnotherTransactionHolds", Run: fetchTakesAGapFreePrefix},
+		{Name: "QuietAckNotQuietDuringAFetch", Run: quietAckNotQuietDuringAFetch},
 		{Name: "ConcurrentMigrationsOfOneSchema", Run: concurrentMigrations},
 		{Name: "InvalidSchemaNamesRejected", Run: invalidSchemaNames},
 		{Name: "ReservedWordSchemaQuoted", Run: reservedWordSchema},
