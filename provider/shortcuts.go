@@ -115,8 +115,8 @@ type CachedTurnCommitter interface {
 	// CommitCachedTurn acks the activity leased under workToken, whose
 	// completion is turn's last message, without queuing the completion, and
 	// deletes the queued results turn delivers before it (or, with an empty
-	// workToken, deletes turn's message, a timer that turn was fetched for by
-	// FetchOrchestrationItemsCached), and commits ack, turn's ack, with the
+	// workToken, deletes turn's messages, the timers that turn was fetched
+	// for by FetchOrchestrationItemsCached), and commits ack, turn's ack, with the
 	// worker items at the positions in lease leased to the caller for
 	// activityLockTimeout as AckOrchestrationItemLeasing does, in one
 	// transaction, when no live lock holds the instance, every message turn
@@ -134,14 +134,15 @@ type CachedTurnCommitter interface {
 // histories (CachedTurnCommitter), know the timers their own acks queued:
 // when those fall due, their turns are built from the cache rather than
 // locked and read, and each commits in one transaction with the deletion of
-// its timer's message.
+// its timers' messages.
 type CachedTimerFetcher interface {
 	CachedTurnCommitter
 	// FetchOrchestrationItemsCached is FetchOrchestrationItems that may also
 	// return, for timers this process's acks queued and that fell due, turns
-	// built from the cached history: Cached set, not locked, the timer their
-	// only message. Such a turn commits with CommitCachedTurn and an empty
-	// work token; when that is stale, the timer is still queued, for
-	// FetchInstanceItem or any fetch.
+	// built from the cached history: Cached set, not locked, one per
+	// instance, its messages every timer of it that fell due (a turn for one
+	// would find the others visible, and be stale). Such a turn commits with
+	// CommitCachedTurn and an empty work token; when that is stale, the
+	// timers are still queued, for FetchInstanceItem or any fetch.
 	FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*OrchestrationItem, error)
 }

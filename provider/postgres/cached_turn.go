@@ -65,10 +65,28 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 type cachedClaim struct {
 	instance, token                           string
 	lockMs, incarnation, execution, lastEvent int64
-	// queued are the messages the turn consumes, in stored form: its timer,
+	// queued are the messages the turn consumes, in stored form: its timers,
 	// or the quiet results an activity's turn delivers before the activity's
 	// (whose item the batch's workAck acks).
 	queued []string
+}
+
+// claimedEarlier returns ErrStale when req claims an instance for a cached
+// turn that a request in earlier claims too: a batch carries one claim of an
+// instance. Both turns were built from the instance as it was, so once the
+// first commits the second is stale; sent together, their acks would hold
+// one lock under two tokens and fail the whole batch.
+func claimedEarlier(req *commitRequest, earlier []*commitRequest) error {
+	c := req.work.claim
+	if c == nil {
+		return nil
+	}
+	for _, e := range earlier {
+		if e.work.claim != nil && e.work.claim.instance == c.instance {
+			return encode.Stale("commit cached turn", c.instance, "another cached turn of the instance is in its commit batch")
+		}
+	}
+	return nil
 }
 
 func queueCachedClaims(b *pgx.Batch, claims []*cachedClaim) {

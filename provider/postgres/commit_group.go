@@ -208,6 +208,10 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 			req.done <- err
 			continue
 		}
+		if err := claimedEarlier(req, live); err != nil {
+			req.done <- err
+			continue
+		}
 		live = append(live, req)
 	}
 	switch len(live) {

@@ -26,6 +26,7 @@ func cachedTurnCases() []Case {
 		{"CachedTimerTurnIsStaleWhenAnotherMessageWaits", cachedTimerTurnStale},
 		{"CachedTimerTurnIsStaleOnceTheTimerIsTaken", cachedTimerTurnTaken},
 		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
+		{"CachedFetchDeliversTimersDueTogetherInOneTurn", cachedFetchTimersDueTogether},
 	}
 }
 

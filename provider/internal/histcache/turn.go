@@ -68,23 +68,33 @@ func (c *Cache) CachedTurn(instance string, execution int64, msg provider.WorkIt
 	return turn
 }
 
-// TimerTurn is Turn for a timer the provider's ack queued, given in its
-// stored form: the turn consumes that message (Cached set). nil when the
-// cache cannot build it or the form does not decode.
-func (c *Cache) TimerTurn(instance, stored string) *provider.OrchestrationItem {
-	if stored == "" {
+// TimerTurn is Turn for timers the provider's acks queued for the instance,
+// given in their stored form: the turn delivers them in that order and
+// consumes their messages (Cached set). nil when the cache cannot build it
+// or a form does not decode to a timer of the instance's cached execution.
+func (c *Cache) TimerTurn(instance string, stored ...string) *provider.OrchestrationItem {
+	if len(stored) == 0 {
 		return nil
 	}
-	msg, err := provider.DecodeWorkItem(stored)
-	if err != nil || msg.Kind != provider.WorkTimerFired || msg.Instance != instance {
+	timers := make([]provider.WorkItem, len(stored))
+	for i, s := range stored {
+		msg, err := provider.DecodeWorkItem(s)
+		if err != nil || msg.Kind != provider.WorkTimerFired || msg.Instance != instance {
+			return nil
+		}
+		timers[i] = msg
+	}
+	execution := timers[0].ExecutionID
+	if slices.ContainsFunc(timers, func(t provider.WorkItem) bool { return t.ExecutionID != execution }) {
 		return nil
 	}
-	turn := c.Turn(instance, msg.ExecutionID, msg)
+	turn := c.Turn(instance, execution, timers[0])
 	if turn == nil {
 		return nil
 	}
 	incarnation, execution, last, _, _ := ParseTurnToken(turn.LockToken)
-	turn.LockToken = TurnToken(incarnation, execution, last, []string{stored})
+	turn.LockToken = TurnToken(incarnation, execution, last, stored)
+	turn.Messages = timers
 	turn.Cached = true
 	return turn
 }
@@ -92,7 +102,7 @@ func (c *Cache) TimerTurn(instance, stored string) *provider.OrchestrationItem {
 // TurnToken names the state of an instance a cached turn was built from: the
 // incarnation, execution and last event ID the store must still hold for
 // the turn to commit, and the stored forms of the queued messages the turn
-// consumes (a timer, or quiet results; none for an activity's result alone,
+// consumes (timers, or quiet results; none for an activity's result alone,
 // never queued).
 func TurnToken(incarnation, execution, lastEvent int64, queued []string) string {
 	list := ""
@@ -122,26 +132,43 @@ func ParseTurnToken(token string) (incarnation, execution, lastEvent int64, queu
 	return incarnation, execution, lastEvent, queued, true
 }
 
-// DueTurns splits timers that fell due: with cached, those whose turns the
-// cache builds become turns, put in flight; the others' instances are
-// returned by name, to lock.
+// DueTurns splits timers that fell due (wake.Due.ReadyTimers, each
+// instance's together): with cached, one turn per instance whose turn the
+// cache builds, delivering all its timers, put in flight; the others'
+// instances are returned by name, to lock.
 func (c *Cache) DueTurns(timers []wake.DueTimer, cached bool, inFlight *InFlight) (turns []*provider.OrchestrationItem, byName []string) {
-	for _, t := range timers {
-		if cached {
-			if turn := c.TimerTurn(t.Instance, t.Item); turn != nil {
-				inFlight.Add(t.Instance)
-				turns = append(turns, turn)
-				continue
-			}
+	for len(timers) > 0 {
+		instance := timers[0].Instance
+		n := 1
+		for n < len(timers) && timers[n].Instance == instance {
+			n++
 		}
-		byName = append(byName, t.Instance)
+		if turn := c.dueTurn(timers[:n], cached); turn != nil {
+			inFlight.Add(instance)
+			turns = append(turns, turn)
+		} else {
+			byName = append(byName, instance)
+		}
+		timers = timers[n:]
 	}
 	return turns, byName
 }
 
+// dueTurn is the cached turn delivering one instance's due timers, or nil.
+func (c *Cache) dueTurn(timers []wake.DueTimer, cached bool) *provider.OrchestrationItem {
+	if !cached {
+		return nil
+	}
+	stored := make([]string, len(timers))
+	for i, t := range timers {
+		stored[i] = t.Item
+	}
+	return c.TimerTurn(timers[0].Instance, stored...)
+}
+
 // Commit is what a cached turn's commit must find unchanged in the store,
 // and the stored forms of the queued messages it consumes: a timer's turn
-// its timer, an activity's turn the quiet results it delivers, if any.
+// its timers, an activity's turn the quiet results it delivers, if any.
 type Commit struct {
 	Incarnation, Execution, LastEvent int64
 	Queued                            []string
@@ -172,8 +199,8 @@ func CheckCommit(op, workToken string, turn *provider.OrchestrationItem, ack pro
 	switch {
 	case workToken == "" && timers == 0:
 		return c, encode.LockNotHeld(op, turn.Instance, "empty activity lock token")
-	case workToken == "" && len(c.Queued) != 1:
-		return c, encode.Invalid(op, turn.Instance, "a timer's turn consumes its timer alone")
+	case workToken == "" && timers != len(c.Queued):
+		return c, encode.Invalid(op, turn.Instance, "a timer's turn consumes its timers alone")
 	case workToken != "" && timers > 0:
 		return c, encode.Invalid(op, turn.Instance, "a timer's turn takes no activity lock token")
 	}

@@ -2,11 +2,13 @@ package histcache
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 func started() provider.Event {
@@ -112,5 +114,40 @@ func TestCachedTurnDeliversQueuedResults(t *testing.T) {
 	}
 	if turn := c.CachedTurn("a", 1, timer, queued); turn != nil {
 		t.Fatal("a timer's turn built with queued results")
+	}
+}
+
+// The due timers of one instance make one turn that delivers them all and
+// consumes them with its commit; an instance the cache cannot build a turn
+// for is returned by name.
+func TestDueTurnsDeliverAnInstancesTimersInOneTurn(t *testing.T) {
+	c := New(0)
+	c.Store("a", 7, 1, []provider.Event{started()}, "e1")
+	c.NoteCustomStatus("a", 1, 1, nil)
+	timer := func(instance string, id int64) wake.DueTimer {
+		stored, err := provider.EncodeWorkItem(provider.WorkItem{Kind: provider.WorkTimerFired, Instance: instance, ExecutionID: 1, ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wake.DueTimer{Instance: instance, Item: stored}
+	}
+	var inFlight InFlight
+	turns, byName := c.DueTurns([]wake.DueTimer{timer("a", 2), timer("a", 3), timer("b", 2)}, true, &inFlight)
+	if len(turns) != 1 || !slices.Equal(byName, []string{"b"}) {
+		t.Fatalf("%d turns, by name %v; want a's turn, b by name", len(turns), byName)
+	}
+	turn := turns[0]
+	if !turn.Cached || len(turn.Messages) != 2 || turn.Messages[0].ID != 2 || turn.Messages[1].ID != 3 {
+		t.Fatalf("a's turn %+v; want both timers, in order, Cached", turn)
+	}
+	want, err := CheckCommit("test", "", turn, provider.OrchestrationAck{ExecutionID: 1}, nil, time.Second)
+	if err != nil || !slices.Equal(want.Queued, []string{timer("a", 2).Item, timer("a", 3).Item}) {
+		t.Fatalf("CheckCommit = %+v, %v; want both timers consumed", want, err)
+	}
+	if !slices.Equal(inFlight.List(), []string{"a"}) {
+		t.Fatalf("in flight %v, want [a]", inFlight.List())
+	}
+	if turns, byName := c.DueTurns([]wake.DueTimer{timer("a", 2)}, false, &inFlight); len(turns) != 0 || !slices.Equal(byName, []string{"a"}) {
+		t.Fatalf("without cached: %d turns, by name %v", len(turns), byName)
 	}
 }

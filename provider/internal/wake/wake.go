@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,7 @@ type Due struct {
 	noted map[string]int
 	taken map[string]map[string]bool // instance, stored item
 	lead  time.Duration              // Upcoming's; zero means ScanLead
+	seq   uint64                     // timers noted so far
 }
 
 // maxNotedTimers bounds the instances a Due remembers; timers beyond it are
@@ -110,7 +112,8 @@ func (d *Due) NoteTimer(instance string, t time.Time, item string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if instance != "" && len(d.timers) < maxNotedTimers {
-		heap.Push(&d.timers, DueTimer{at: t, Instance: instance, Item: item})
+		d.seq++
+		heap.Push(&d.timers, DueTimer{at: t, seq: d.seq, Instance: instance, Item: item})
 		if d.noted == nil {
 			d.noted, d.taken = map[string]int{}, map[string]map[string]bool{}
 		}
@@ -132,7 +135,10 @@ func (d *Due) Ready(now time.Time, max int) []string {
 	return out
 }
 
-// ReadyTimers removes and returns up to max noted timers due at now.
+// ReadyTimers removes and returns the noted timers due at now of up to max
+// instances: every due timer of each, together, earliest first. One turn
+// delivers them all: a turn built for one would find another visible and be
+// stale.
 func (d *Due) ReadyTimers(now time.Time, max int) []DueTimer {
 	if d == nil {
 		return nil
@@ -140,18 +146,52 @@ func (d *Due) ReadyTimers(now time.Time, max int) []DueTimer {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []DueTimer
-	for len(out) < max && len(d.timers) > 0 && !d.timers[0].at.After(now) {
+	for instances := 0; instances < max && len(d.timers) > 0 && !d.timers[0].at.After(now); {
 		t := heap.Pop(&d.timers).(DueTimer)
-		gone := d.taken[t.Instance][t.Item]
-		delete(d.taken[t.Instance], t.Item)
-		if d.noted[t.Instance]--; d.noted[t.Instance] == 0 {
-			delete(d.noted, t.Instance)
-			delete(d.taken, t.Instance)
+		if d.drop(t) {
+			continue
 		}
-		if !gone {
+		out = append(out, t)
+		out = d.takeDue(out, t.Instance, now)
+		instances++
+	}
+	return out
+}
+
+// drop forgets t, removed from the heap, and reports whether a fetch took it
+// (Taken).
+func (d *Due) drop(t DueTimer) (taken bool) {
+	taken = d.taken[t.Instance][t.Item]
+	delete(d.taken[t.Instance], t.Item)
+	if d.noted[t.Instance]--; d.noted[t.Instance] <= 0 {
+		delete(d.noted, t.Instance)
+		delete(d.taken, t.Instance)
+	}
+	return taken
+}
+
+// takeDue removes instance's other timers due at now from the heap and
+// appends those not taken to out, earliest first. The heap is walked only
+// when the instance has other timers noted.
+func (d *Due) takeDue(out []DueTimer, instance string, now time.Time) []DueTimer {
+	if d.noted[instance] == 0 {
+		return out
+	}
+	start, kept := len(out), d.timers[:0]
+	for _, t := range d.timers {
+		switch {
+		case t.Instance != instance || t.at.After(now):
+			kept = append(kept, t)
+		case !d.drop(t):
 			out = append(out, t)
 		}
 	}
+	if len(kept) < len(d.timers) {
+		clear(d.timers[len(kept):])
+		d.timers = kept
+		heap.Init(&d.timers)
+	}
+	slices.SortFunc(out[start:], DueTimer.compare)
 	return out
 }
 
@@ -274,14 +314,19 @@ func (d *Due) top() time.Time {
 // its message in stored form.
 type DueTimer struct {
 	at       time.Time
+	seq      uint64 // the order noted: timers due at once are handed out in it
 	Instance string
 	Item     string
+}
+
+func (t DueTimer) compare(u DueTimer) int {
+	return cmp.Or(t.at.Compare(u.at), cmp.Compare(t.seq, u.seq))
 }
 
 type timerHeap []DueTimer
 
 func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h timerHeap) Less(i, j int) bool { return h[i].compare(h[j]) < 0 }
 func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *timerHeap) Push(x any)        { *h = append(*h, x.(DueTimer)) }
 func (h *timerHeap) Pop() any {

@@ -184,3 +184,38 @@ func TestEarlierGivesTheEarliestNotedTimer(t *testing.T) {
 		t.Fatalf("a nil Due: %v", got)
 	}
 }
+
+// ReadyTimers hands out every due timer of an instance together, in the
+// order due and then noted, and counts instances, not timers, against max:
+// one turn delivers them all.
+func TestReadyTimersGivesEachInstanceItsDueTimersTogether(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	due.NoteTimer("a", now.Add(-time.Second), "a1")
+	due.NoteTimer("b", now.Add(-time.Second), "b1")
+	due.NoteTimer("a", now.Add(-time.Millisecond), "a3")
+	due.NoteTimer("a", now.Add(-time.Second), "a2")
+	due.NoteTimer("a", now.Add(time.Hour), "a4")
+	due.NoteTimer("c", now.Add(-time.Millisecond), "c1")
+	got := items(due.ReadyTimers(now, 2))
+	if !slices.Equal(got, []string{"a1", "a2", "a3", "b1"}) {
+		t.Fatalf("ReadyTimers(2) = %v, want a's three due timers, then b's", got)
+	}
+	if got := items(due.ReadyTimers(now, 2)); !slices.Equal(got, []string{"c1"}) {
+		t.Fatalf("then ReadyTimers(2) = %v, want [c1]", got)
+	}
+	if got := items(due.ReadyTimers(now.Add(2*time.Hour), 2)); !slices.Equal(got, []string{"a4"}) {
+		t.Fatalf("two hours on = %v, want [a4]", got)
+	}
+	if len(due.noted) != 0 || len(due.taken) != 0 || len(due.timers) != 0 {
+		t.Fatalf("left behind: noted %v, taken %v, %d timers", due.noted, due.taken, len(due.timers))
+	}
+}
+
+func items(timers []DueTimer) []string {
+	out := make([]string, len(timers))
+	for i, t := range timers {
+		out[i] = t.Item
+	}
+	return out
+}

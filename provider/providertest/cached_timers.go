@@ -1,0 +1,86 @@
+package providertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// The turns FetchOrchestrationItemsCached builds from the cache for the
+// timers a provider's own acks queued: one per instance, delivering every
+// timer of it that fell due.
+
+// fetchCachedWhenDue fetches with FetchOrchestrationItemsCached as timers
+// due at due fall due. Its first try, just before, is the look for ready
+// work a fetch owes once work was announced; the try at due then finds the
+// timers noted, unless the look ran past the provider's poll interval (a
+// look takes due timers by lock).
+func (e *env) fetchCachedWhenDue(due time.Time, poll time.Duration) []*provider.OrchestrationItem {
+	e.t.Helper()
+	time.Sleep(time.Until(due.Add(-25 * time.Millisecond)))
+	items, err := capability[provider.CachedTimerFetcher](e).FetchOrchestrationItemsCached(e.ctx, 4, longLock, poll)
+	e.must(err, "fetch, cached")
+	return items
+}
+
+// untilCached runs attempt, on a new instance each time, until it reports
+// that every turn it fetched was built from the cache; a look for ready work
+// that ran late takes due timers by lock instead, which is right but not
+// what the case checks. It fails after three attempts.
+func (e *env) untilCached(attempt func(instance string) (cached bool)) {
+	e.t.Helper()
+	for _, instance := range []string{"a", "b", "c"} {
+		if attempt(instance) {
+			return
+		}
+	}
+	e.t.Fatal("no attempt got its timers' turns from the cache")
+}
+
+// firingAll is the ack of a turn delivering timers: TimerFired for each.
+func firingAll(turn *provider.OrchestrationItem) provider.OrchestrationAck {
+	ack := provider.OrchestrationAck{ExecutionID: turn.ExecutionID}
+	for i, m := range turn.Messages {
+		fired := event(turn, int64(i)+1, provider.EventTimerFired)
+		fired.SourceID = m.ID
+		ack.HistoryDelta = append(ack.HistoryDelta, fired)
+	}
+	return ack
+}
+
+// commitFiring commits the turn delivering timers, cached or locked.
+func (e *env) commitFiring(turn *provider.OrchestrationItem) {
+	e.t.Helper()
+	if !turn.Cached {
+		e.ack(turn, firingAll(turn))
+		return
+	}
+	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firingAll(turn), nil, longLock)
+	e.must(err, "commit the cached turn of "+turn.Instance)
+}
+
+// Two timers of one instance, queued by two acks, fall due together: one
+// cached turn delivers both and commits (a turn for each would find the
+// other's timer waiting, and both would be stale).
+func cachedFetchTimersDueTogether(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.untilCached(func(instance string) bool {
+		e.create(instance)
+		due := time.Now().Add(300 * time.Millisecond)
+		for _, id := range []int64{3, 4} {
+			e.turn(instance, func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+				ack.OrchestratorItems = []provider.WorkItem{timerItem(instance, item.ExecutionID, id, due)}
+			})
+		}
+		items := e.fetchCachedWhenDue(due, time.Second)
+		if len(items) != 1 {
+			t.Fatalf("the fetch at the timers' due time returned %d turns, want one delivering both", len(items))
+		}
+		e.wantEqual(messageIDs(items[0].Messages), []int64{3, 4}, "the turn's timers")
+		e.commitFiring(items[0])
+		e.wantEqual(e.depths().Orchestrator+e.depths().Delayed, 0, "messages left")
+		e.fetchNone()
+		return items[0].Cached
+	})
+}
