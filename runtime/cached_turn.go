@@ -86,7 +86,7 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 	err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
 		leases, err := c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
 		if err == nil {
-			r.quiet.note(item.Instance, item.History, ack, quiet)
+			r.quiet.note(item.Instance, ack, quiet)
 		}
 		return leases, err
 	})
@@ -126,23 +126,22 @@ func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnC
 
 // othersAwaited reports whether the history awaits an activity or child
 // that messages do not answer: their answers arrive about now, and each
-// cached turn but the first to commit would be stale.
+// cached turn but the first to commit would be stale. Work the history
+// records as answered or cancelled is not awaited.
 func othersAwaited(history []provider.Event, messages []provider.WorkItem) bool {
 	answered := func(id int64) bool {
 		return slices.ContainsFunc(messages, func(m provider.WorkItem) bool { return m.ID == id })
 	}
-	open := 0
+	open := map[int64]bool{}
 	for _, ev := range history {
 		switch {
 		case ev.Kind == provider.EventActivityScheduled || ev.Kind == provider.EventSubOrchestrationScheduled:
 			if !answered(ev.ID) {
-				open++
+				open[ev.ID] = true
 			}
-		case ev.SourceID != 0 && !answered(ev.SourceID) && (ev.Kind == provider.EventActivityCompleted ||
-			ev.Kind == provider.EventActivityFailed || ev.Kind == provider.EventSubOrchestrationCompleted ||
-			ev.Kind == provider.EventSubOrchestrationFailed):
-			open--
+		case ev.SourceID != 0: // a completion, a failure or a CancelRequested
+			delete(open, ev.SourceID)
 		}
 	}
-	return open > 0
+	return len(open) > 0
 }

@@ -122,7 +122,7 @@ func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitt
 		var err error
 		created, leases, err = c.CommitFirstTurn(ctx, start.Instance, ack, lease, r.opts.ActivityLockTimeout)
 		if err == nil && created {
-			r.quiet.note(start.Instance, nil, ack, quiet)
+			r.quiet.note(start.Instance, ack, quiet)
 		}
 		return leases, err
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -36,6 +37,8 @@ type quietSet struct {
 	settled  chan struct{}
 	// queued are the results acked quietly, in the order their acks returned.
 	queued []provider.WorkItem
+	// usedAt is when the set was noted or last asked about.
+	usedAt time.Time
 }
 
 // quietSetOf reads, from a turn that ended with its execution running, the
@@ -97,33 +100,70 @@ func (q *quietSet) take(id int64) bool {
 }
 
 // quietSets holds the quiet sets of the instances whose last turn this
-// process committed.
+// process committed. A set whose instance's later turns run in another
+// process, or that was deleted, is never taken again: sets unused for
+// quietSetIdle are dropped, and at most maxQuietSets are kept. Dropping one
+// only costs its results a turn each.
 type quietSets struct {
 	mu   sync.Mutex
 	sets map[string]*quietSet
+	// now is the clock (time.Now when nil).
+	now       func() time.Time
+	nextSweep time.Time
 }
 
-// note records the set of the turn that committed on item (nil: none is
-// quiet). ack's events end the history the set belongs to.
-func (s *quietSets) note(instance string, history []provider.Event, ack provider.OrchestrationAck, q *quietSet) {
+const (
+	quietSetIdle = time.Minute
+	maxQuietSets = 100_000
+)
+
+func (s *quietSets) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// note records the set of a turn that committed (nil: none is quiet). ack's
+// events end the history the set belongs to. A turn that recorded no event
+// notes none: the history it leaves is the one the instance's previous set
+// was read from, so a quiet ack of that set still in flight would pass the
+// store's check unseen by this set.
+func (s *quietSets) note(instance string, ack provider.OrchestrationAck, q *quietSet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(instance)
-	if q == nil || ack.Metadata.Status.Terminal() {
+	if q == nil || ack.Metadata.Status.Terminal() || len(ack.HistoryDelta) == 0 {
 		return
 	}
-	switch {
-	case len(ack.HistoryDelta) > 0:
-		q.lastEvent = ack.HistoryDelta[len(ack.HistoryDelta)-1].ID
-	case len(history) > 0:
-		q.lastEvent = history[len(history)-1].ID
-	default:
-		return
-	}
+	q.lastEvent = ack.HistoryDelta[len(ack.HistoryDelta)-1].ID
+	q.usedAt = s.clock()
 	if s.sets == nil {
 		s.sets = map[string]*quietSet{}
 	}
 	s.sets[instance] = q
+	s.sweepLocked(q.usedAt)
+}
+
+// sweepLocked drops the sets unused for quietSetIdle, every half of that,
+// and any beyond maxQuietSets. Sets with quiet acks in flight stay.
+func (s *quietSets) sweepLocked(now time.Time) {
+	if now.Before(s.nextSweep) && len(s.sets) <= maxQuietSets {
+		return
+	}
+	s.nextSweep = now.Add(quietSetIdle / 2)
+	for instance, q := range s.sets {
+		if q.inFlight == 0 && (now.Sub(q.usedAt) >= quietSetIdle || len(s.sets) > maxQuietSets) {
+			delete(s.sets, instance)
+		}
+	}
+}
+
+// len is how many sets are kept.
+func (s *quietSets) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sets)
 }
 
 // forget drops the instance's set: a turn of it begins, or the store's
@@ -147,21 +187,23 @@ func (s *quietSets) dropLocked(instance string) {
 	}
 }
 
-// take reports whether completion is quiet, and if so the history it must
-// find unchanged; its ack must be settled. A completion that is not quiet
-// first waits for the instance's quiet acks in flight, so that the turn it
-// brings on finds their results queued; queued lists them when every quiet
-// ack of the set settled quiet (else nil: which are queued is not known).
-func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (quiet bool, lastEvent int64, queued []provider.WorkItem) {
+// take reports, for a quiet completion, the set it was counted in (held):
+// its ack must find the history at held.lastEvent and be settled with held.
+// A completion that is not quiet (held nil) first waits for the instance's
+// quiet acks in flight, so that the turn it brings on finds their results
+// queued; queued lists them when every quiet ack of the set settled quiet
+// (else nil: which are queued is not known).
+func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (held *quietSet, queued []provider.WorkItem) {
 	s.mu.Lock()
 	q := s.sets[completion.Instance]
 	if q == nil || q.execution != completion.ExecutionID {
 		s.mu.Unlock()
-		return false, 0, nil
+		return nil, nil
 	}
+	q.usedAt = s.clock()
 	if q.take(completion.ID) {
 		s.mu.Unlock()
-		return true, q.lastEvent, nil
+		return q, nil
 	}
 	settled := q.settled
 	s.mu.Unlock()
@@ -169,36 +211,36 @@ func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (qu
 		select {
 		case <-settled:
 		case <-ctx.Done():
-			return false, 0, nil
+			return nil, nil
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sets[completion.Instance] != q || q.inFlight > 0 {
-		return false, 0, nil
+		return nil, nil
 	}
-	return false, 0, slices.Clone(q.queued)
+	return nil, slices.Clone(q.queued)
 }
 
-// settle ends a quiet ack of the instance's set; stillQuiet false (the
-// store woke dispatchers, or failed) drops the set.
-func (s *quietSets) settle(completion *provider.WorkItem, lastEvent int64, stillQuiet bool) {
+// settle ends a quiet ack counted in held. stillQuiet false (the store woke
+// dispatchers, or failed) drops the set. A set no longer kept (a turn began,
+// or it was swept) only counts the ack out.
+func (s *quietSets) settle(completion *provider.WorkItem, held *quietSet, stillQuiet bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.sets[completion.Instance]
-	if q == nil || q.lastEvent != lastEvent {
-		return
+	held.inFlight--
+	if held.inFlight == 0 && held.settled != nil {
+		close(held.settled)
+		held.settled = nil
 	}
-	q.inFlight--
-	if q.inFlight == 0 && q.settled != nil {
-		close(q.settled)
-		q.settled = nil
+	if s.sets[completion.Instance] != held {
+		return
 	}
 	if !stillQuiet {
 		s.dropLocked(completion.Instance)
 		return
 	}
-	q.queued = append(q.queued, *completion)
+	held.queued = append(held.queued, *completion)
 }
 
 // ackQuietly acks an activity whose result is quiet without waking a
@@ -211,11 +253,11 @@ func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease,
 	if !ok {
 		return false, nil, nil
 	}
-	quiet, last, queued := r.quiet.take(ctx, completion)
-	if !quiet {
+	held, queued := r.quiet.take(ctx, completion)
+	if held == nil {
 		return false, queued, nil
 	}
-	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, last)
-	r.quiet.settle(completion, last, stillQuiet && err == nil)
+	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, held.lastEvent)
+	r.quiet.settle(completion, held, stillQuiet && err == nil)
 	return true, nil, err
 }

@@ -42,7 +42,7 @@ func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem,
 			leases, next, err = c.AckOrchestrationItemContinuing(ctx, item.Instance, item.LockToken, ack, lease,
 				r.opts.ActivityLockTimeout, r.opts.OrchestrationLockTimeout)
 			if err == nil && next == nil {
-				r.quiet.note(item.Instance, item.History, ack, quiet)
+				r.quiet.note(item.Instance, ack, quiet)
 			}
 			return leases, err
 		})
@@ -52,7 +52,7 @@ func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem,
 	// results it judges.
 	noted := func(err error) error {
 		if err == nil {
-			r.quiet.note(item.Instance, item.History, ack, quiet)
+			r.quiet.note(item.Instance, ack, quiet)
 		}
 		return err
 	}

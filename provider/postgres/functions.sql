@@ -880,13 +880,17 @@ BEGIN
     -- small is then kept as it grows (it cost 0.75 ms a call at 7,000
     -- instances).
     v_stale := v_stale || ARRAY(
-        SELECT format('claim %s: instance %s changed or has messages waiting', u.k, u.inst)
+        SELECT format('claim %s: instance %s changed, ended or has messages waiting', u.k, u.inst)
         FROM unnest(p_instances, p_incarnations, p_executions, p_last_events) WITH ORDINALITY AS u(inst, inc, ex, last, k)
         WHERE u.k <> ALL (v_stale_ks)
           AND ((SELECT true FROM instances i WHERE i.instance_id = u.inst
                 AND i.incarnation = u.inc AND i.current_execution_id = u.ex) IS NULL
             OR (SELECT max(h.event_id) FROM history h WHERE h.instance_id = u.inst AND h.execution_id = u.ex)
                IS DISTINCT FROM u.last
+            -- An execution can end without an event (failed for a message no
+            -- one can decode): its last event alone does not tell.
+            OR (SELECT true FROM executions e WHERE e.instance_id = u.inst AND e.execution_id = u.ex
+                AND e.status <> 'Running') IS NOT NULL
             OR (SELECT true FROM orchestrator_queue q WHERE q.instance_id = u.inst AND q.visible_at <= v_now LIMIT 1) IS NOT NULL)
         ORDER BY u.k);
     IF cardinality(v_stale) > 0 THEN
@@ -899,8 +903,9 @@ END $$;
 -- Quiet acks (provider.QuietAcker), a commit batch's in one call, after its
 -- dx_ack_work_items queued their results: whether each instance is unlocked
 -- and its history still ends at the given event of the given incarnation and
--- execution. Each check first takes the instance's advisory lock, which every
--- fetch and cached-turn claim takes too, and holds it to the commit:
+-- execution. Each check first takes the instance's advisory lock, shared (the
+-- quiet acks of one instance do not exclude each other), which every fetch
+-- and cached-turn claim takes exclusively, and holds it to the commit:
 --   - a fetch under way (holding it) makes the check fail at once, never wait;
 --   - a fetch that locks the instance after the check cannot until the
 --     results are committed, and then sees them queued;
@@ -911,7 +916,7 @@ RETURNS BOOLEAN[] LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $
 DECLARE
     v_locked BOOLEAN[];
 BEGIN
-    SELECT array_agg(pg_try_advisory_xact_lock(hashtext(current_schema() || '/' || u.inst)) ORDER BY u.k)
+    SELECT array_agg(pg_try_advisory_xact_lock_shared(hashtext(current_schema() || '/' || u.inst)) ORDER BY u.k)
     INTO v_locked
     FROM unnest(p_instances) WITH ORDINALITY AS u(inst, k);
     RETURN (

@@ -18,6 +18,7 @@ func cachedTurnCases() []Case {
 		{"CachedTurnIsStaleWhenAMessageWaits", cachedTurnStaleMessage},
 		{"CachedTurnIsStaleWhenLocked", cachedTurnStaleLocked},
 		{"CachedTurnIsStaleAfterAPeersTurn", cachedTurnStalePeer},
+		{"CachedTurnIsStaleOnceTheExecutionEndedWithoutAnEvent", cachedTurnStaleEndedQuietly},
 		{"CachedTurnWithLostLeaseCommitsNothing", cachedTurnLostLease},
 		{"CachedTurnConsumesQueuedResults", cachedTurnConsumesQueued},
 		{"CachedTurnIsStaleWhenAQueuedResultIsMissing", cachedTurnQueuedMissing},
@@ -26,7 +27,6 @@ func cachedTurnCases() []Case {
 		{"CachedTimerTurnIsStaleWhenAnotherMessageWaits", cachedTimerTurnStale},
 		{"CachedTimerTurnIsStaleOnceTheTimerIsTaken", cachedTimerTurnTaken},
 		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
-		{"CachedFetchDeliversTimersDueTogetherInOneTurn", cachedFetchTimersDueTogether},
 	}
 }
 
@@ -141,6 +141,25 @@ func cachedTurnStalePeer(t *testing.T, f Factory) {
 	e.wantErr(err, provider.ErrStale, "commit the cached turn after a peer's turn")
 	e.wantEqual(len(e.history("a")), 2, "a's history: the peer's turn")
 	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+}
+
+// An execution can end without an event (a peer failed it for a message no
+// one can decode): its history still ends where the turn was built, but the
+// turn must not commit on an ended execution.
+func cachedTurnStaleEndedQuietly(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	startWithActivity(e)
+	lease := e.fetchWork()
+	turn, _ := e.cachedTurnOf("a")
+	peer := e.peer()
+	peer.enqueue(externalItem("a", "undecodable"))
+	held := peer.fetchInstance("a")
+	peer.ack(held, provider.OrchestrationAck{ExecutionID: 1,
+		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: `{"message":"poison"}`}})
+	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	e.wantErr(err, provider.ErrStale, "commit the cached turn of an execution that ended")
+	e.wantEqual(e.info("a").Status, provider.StatusFailed, "a's status")
+	e.wantUnchanged(lease)
 }
 
 func cachedTurnLostLease(t *testing.T, f Factory) {

@@ -266,7 +266,7 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 
 // consumeMessages deletes what a cached turn consumes: the activity item
 // leased under workToken, if any, and the visible, untaken messages stored
-// as queued (timers, or the quiet results delivered with the activity's).
+// as queued (a timer, or the quiet results delivered with the activity's).
 func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
 	if workToken != "" {
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
@@ -293,14 +293,18 @@ func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken strin
 
 // claimUnchanged claims instance for a cached turn committed in this
 // transaction: it returns ErrStale unless the instance is unlocked and still
-// the incarnation in the execution ending at lastEvent, with no message
-// visible. An expired lock row is released, as a fetch would take it over.
+// the incarnation in the execution ending at lastEvent, running, with no
+// message visible. An expired lock row is released, as a fetch would take it
+// over. An execution can end without an event (failed for a message no one
+// can decode): its history's last event alone does not tell.
 func claimUnchanged(ctx context.Context, tx *txn, op, instance string, want histcache.Commit, now int64) error {
 	var same bool
 	var lockedUntil sql.NullInt64
 	err := tx.QueryRowContext(ctx, `
 		SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
 		   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
+		   AND COALESCE((SELECT e.status FROM executions e
+		                 WHERE e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id), 'Running') = 'Running'
 		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0),
 		   (SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id)
 		FROM instances i WHERE i.instance_id = ?`, want.Incarnation, want.Execution, want.Execution, want.LastEvent, now, instance).
@@ -313,7 +317,7 @@ func claimUnchanged(ctx context.Context, tx *txn, op, instance string, want hist
 	case lockedUntil.Int64 > now:
 		return encode.Stale(op, instance, "the instance is locked")
 	case !same:
-		return encode.Stale(op, instance, "the instance changed or has messages waiting")
+		return encode.Stale(op, instance, "the instance changed, ended or has messages waiting")
 	}
 	return releaseExpiredLock(ctx, tx, instance, lockedUntil)
 }
