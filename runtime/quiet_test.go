@@ -182,7 +182,9 @@ func TestQuietAckInFlightAcrossATurnWithoutEvents(t *testing.T) {
 func TestIdleQuietSetsAreDropped(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
 	sets := quietSets{now: func() time.Time { return now }}
-	set := func() *quietSet { return &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{2: {0}, 3: {0}}} }
+	set := func() *quietSet {
+		return &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{2: {0}, 3: {0}}}
+	}
 	ack := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{{ID: 1}, {ID: 2}, {ID: 3}}}
 	for i := range 50 {
 		sets.note(fmt.Sprint("left-", i), ack, set())
