@@ -343,3 +343,47 @@ func TestFetchInstanceDoesNotWaitOnAnUncommittedAck(t *testing.T) {
 		t.Fatalf("fetch of a while an ack of it is uncommitted: item %v, %v; want none, at once", item != nil, err)
 	}
 }
+
+// A timer's cached turn and an activity's cached turn of one instance in one
+// batch: the batch carries one claim of an instance, so the second turn is
+// stale alone (the first changes the history it was built from) and the
+// rest of the batch commits together, not ack by ack.
+func TestCommitGroupTwoClaimsOfOneInstance(t *testing.T) {
+	p := pgtest.Open(t)
+	ctx := t.Context()
+	turns := cachedActivityTurns(t, ctx, p, "a")
+	items := startAndFetch(t, ctx, p, "b")
+	due := time.Now()
+	timer := provider.WorkItem{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 3, FireAt: due.UnixMilli()}
+	if err := p.EnqueueForOrchestrator(ctx, timer, 0); err != nil {
+		t.Fatal(err)
+	}
+	timerTurn := p.CachedTurn("a", 1, timer)
+	if timerTurn == nil {
+		t.Fatal("no cached turn of a's timer")
+	}
+	fired := provider.Event{ID: 3, Kind: provider.EventTimerFired, SourceID: 3, Time: time.Now().UnixMilli()}
+	before := p.CommitSends()
+	errs, _ := batchedCalls(t, ctx, p,
+		func() error {
+			_, err := p.CommitCachedTurn(ctx, "", timerTurn, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{fired}}, nil, time.Minute)
+			return err
+		},
+		func() error {
+			turn := turns["a"]
+			_, err := p.CommitCachedTurn(ctx, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
+			return err
+		},
+		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) })
+	if errs[0] != nil || !errors.Is(errs[1], provider.ErrStale) || errs[2] != nil {
+		t.Fatalf("outcomes %v; want the timer's turn committed, the activity's stale, b's ack committed", errs)
+	}
+	if sends := p.CommitSends() - before; sends != 2 {
+		t.Fatalf("%d transactions, want 2: the holder's and the batch", sends)
+	}
+	wantCompleted(t, ctx, p, "b")
+	history, err := p.ReadHistory(ctx, "a")
+	if err != nil || len(history) != 3 || history[2].Kind != provider.EventTimerFired {
+		t.Fatalf("a's history %+v %v; want the timer's turn's", history, err)
+	}
+}

@@ -27,6 +27,7 @@ func cachedTurnCases() []Case {
 		{"CachedTimerTurnIsStaleWhenAnotherMessageWaits", cachedTimerTurnStale},
 		{"CachedTimerTurnIsStaleOnceTheTimerIsTaken", cachedTimerTurnTaken},
 		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
+		{"CachedFetchDeliversTimersDueTogetherInOneTurn", cachedFetchTimersDueTogether},
 	}
 }
 
