@@ -20,6 +20,10 @@ var (
 	// ErrInstanceFinished: a message was sent to an instance whose current
 	// execution has ended (Completed, Failed or Terminated); nobody would read it.
 	ErrInstanceFinished = errors.New("instance has finished")
+	// ErrAlreadyExists: a start named an instance ID that is taken (an
+	// instance with it exists, or a start of it is queued) and its ID-reuse
+	// policy did not let it replace that instance. Nothing was queued.
+	ErrAlreadyExists = errors.New("instance already exists")
 	// ErrInvalidArgument: the caller passed something the contract forbids.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrCorruptData: a stored row could not be decoded.

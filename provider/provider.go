@@ -75,6 +75,24 @@ type Provider interface {
 	// never waits for the instance's lock.
 	EnqueueForOrchestrator(ctx context.Context, item WorkItem, delay time.Duration) error
 
+	// StartInstance queues start, a StartOrchestration for a new instance,
+	// and after it events (ExternalRaised messages for that instance, which
+	// its first turn receives), when the store lets the instance start under
+	// reuse, decided in the same transaction, which no other start of the ID
+	// interleaves with:
+	//   - no instance has the ID and no start of it is queued: all is queued;
+	//   - start.Owner is set and equals the owner the instance's current
+	//     execution, or its queued start, recorded: it is a retry of that
+	//     start; nothing is queued and the result is nil, whatever reuse says;
+	//   - reuse allows replacing what holds the ID (see IDReusePolicy) and it
+	//     is a root instance or a queued start: it is deleted, as
+	//     DeleteInstance deletes (forced for IDReuseTerminateRunning), and all
+	//     is queued;
+	//   - otherwise nothing changes and the error is an *AlreadyExistsError
+	//     (errors.Is ErrAlreadyExists) saying what holds the ID.
+	// A sub-orchestration is never replaced: its parent waits for it.
+	StartInstance(ctx context.Context, start WorkItem, events []WorkItem, reuse IDReusePolicy) error
+
 	// SendToInstance adds a client's message (an external event, a cancel or a
 	// terminate request) to the orchestrator queue of item.Instance if the
 	// instance can still receive it, checked in the same transaction: its

@@ -47,17 +47,17 @@ type ActivityContinuer interface {
 }
 
 // EagerStarter is implemented by providers that let the process starting an
-// instance run its first turn (eager start): the start message is queued and
-// the instance locked for the caller in one transaction, saving the
+// instance run its first turn (eager start): the start is queued and the
+// instance locked for the caller in one transaction, saving the
 // orchestration fetch and the wake-up of other dispatchers.
 type EagerStarter interface {
-	// EnqueueForOrchestratorFetching is EnqueueForOrchestrator without delay
-	// that, in the same transaction, locks the item's instance for
-	// lockTimeout when no live lock holds it and returns its turn as
-	// FetchInstanceItem does. The turn is nil when the instance is locked
-	// elsewhere or its messages are not ready: the item then stays queued for
-	// any dispatcher, and they are woken. On error nothing is queued.
-	EnqueueForOrchestratorFetching(ctx context.Context, item WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
+	// StartInstanceFetching is StartInstance without events that, in the
+	// same transaction, locks the instance for lockTimeout when no live lock
+	// holds it and returns its turn as FetchInstanceItem does. The turn is
+	// nil when the instance is locked elsewhere or its messages are not
+	// ready: what was queued then waits for any dispatcher, and they are
+	// woken. On error nothing is queued and nothing locked.
+	StartInstanceFetching(ctx context.Context, start WorkItem, reuse IDReusePolicy, lockTimeout time.Duration) (*OrchestrationItem, error)
 }
 
 // FirstTurnCommitter is implemented by providers that let the process
@@ -73,7 +73,9 @@ type FirstTurnCommitter interface {
 	// caller for lockTimeout as AckOrchestrationItemLeasing does. Otherwise
 	// nothing changes and created is false: the caller queues the start
 	// instead. ack is for execution 1 and names the orchestration in its
-	// metadata. On error nothing is committed.
+	// metadata. On error nothing is committed. It and StartInstance never
+	// both find the ID free: a start that races a direct start of the same
+	// ID sees the instance, or is seen here.
 	CommitFirstTurn(ctx context.Context, instance string, ack OrchestrationAck, lease []int, lockTimeout time.Duration) (created bool, leases []*WorkItemLease, err error)
 }
 

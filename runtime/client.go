@@ -32,6 +32,7 @@ type StartOption func(*startOptions)
 type startOptions struct {
 	version string
 	owner   string
+	reuse   IDReusePolicy
 	events  []startEvent
 }
 
@@ -40,28 +41,60 @@ type startEvent struct {
 	data any
 }
 
+// IDReusePolicy says what Start does when the instance ID is taken: an
+// instance with it exists, or a start of it is queued. See the constants.
+type IDReusePolicy = provider.IDReusePolicy
+
+const (
+	// IDReuseFail, the default, refuses the start with
+	// provider.ErrAlreadyExists.
+	IDReuseFail = provider.IDReuseFail
+	// IDReuseAllowFinished replaces a root instance that has finished
+	// (Completed, Failed or Terminated), sub-orchestrations included: the old
+	// instance and its history are deleted and the start queued, in one
+	// transaction. A running one is refused.
+	IDReuseAllowFinished = provider.IDReuseAllowFinished
+	// IDReuseTerminateRunning replaces the root instance whatever its state:
+	// a running one is deleted with its sub-orchestrations (their turns and
+	// activities in flight fail to commit, as after Delete with force) and
+	// records no Terminated status, since its history goes with it.
+	IDReuseTerminateRunning = provider.IDReuseTerminateRunning
+)
+
 // StartVersion pins the instance to an orchestration version (default: the
 // latest registered where the first turn runs).
 func StartVersion(v string) StartOption { return func(o *startOptions) { o.version = v } }
 
 // StartOwner records who starts the instance (for example "Orchestration
 // ns/name (uid …)") in its OrchestrationStarted event, carried over
-// continue-as-new; Client.Owner reads it back.
+// continue-as-new; Client.Owner reads it back. The owner also names the
+// start: a Start with the owner the instance (or its queued start) recorded
+// is taken for a retry of that start and returns nil, changing nothing,
+// whatever the ID-reuse policy. A caller that may retry a start after a
+// timeout gives it an owner unique to that start.
 func StartOwner(owner string) StartOption { return func(o *startOptions) { o.owner = owner } }
 
-// StartWithEvent raises an external event right after the start, so the
-// first turn receives it (signal-with-start): an event meant for a new
-// instance is never raised before the instance can take it. When the instance
-// already runs, the event goes to it; when it has finished, Start returns
-// ErrInstanceFinished and the event is not queued.
+// StartIDReuse sets what Start does when the instance ID is taken (default
+// IDReuseFail). Replacing never applies to a sub-orchestration (its parent
+// waits for it): that start is refused.
+func StartIDReuse(p IDReusePolicy) StartOption { return func(o *startOptions) { o.reuse = p } }
+
+// StartWithEvent raises an external event with the start, so the first turn
+// receives it (signal-with-start): the start and its events are queued in
+// one transaction, or, when the start is refused, none of them. An instance
+// that already exists does not receive the event: use RaiseEvent for it.
 func StartWithEvent(name string, data any) StartOption {
 	return func(o *startOptions) { o.events = append(o.events, startEvent{name, data}) }
 }
 
-// Start starts an instance of orchestration with input. It is idempotent on
-// instanceID: starting an instance that already exists (running or finished)
-// does nothing and returns nil. (The start message is queued either way; the
-// runtime drops it when the instance exists, so Start costs one round trip.)
+// Start starts an instance of orchestration with input. The store decides, in
+// the transaction that queues the start, whether the instance ID is free:
+// when an instance with it exists (running or finished) or a start of it is
+// queued, Start fails with an error that wraps a
+// *provider.AlreadyExistsError (errors.Is provider.ErrAlreadyExists) naming
+// the instance and its status, e.g. `start "hello-1": instance already exists
+// (Completed)`, unless the start is a retry of that one (StartOwner) or its
+// ID-reuse policy lets it replace the instance (StartIDReuse).
 func (c *Client) Start(ctx context.Context, instanceID, orchestration string, input any, opts ...StartOption) error {
 	if instanceID == "" || orchestration == "" {
 		return fmt.Errorf("start: instance ID and orchestration name are required")
@@ -70,32 +103,58 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if !o.reuse.Valid() {
+		return fmt.Errorf("start %q: %w: unknown ID-reuse policy %q", instanceID, provider.ErrInvalidArgument, o.reuse)
+	}
 	payload, err := encodePayload(input)
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
 	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
 		Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner}
-	if err := c.queueStart(ctx, item, len(o.events) == 0); err != nil {
+	events, err := startEvents(instanceID, o.events)
+	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
-	for _, ev := range o.events {
-		if err := c.RaiseEvent(ctx, instanceID, ev.name, ev.data); err != nil {
-			return fmt.Errorf("start %q: %w", instanceID, err)
-		}
+	if err := c.queueStart(ctx, item, events, o.reuse.OrDefault()); err != nil {
+		return startError(instanceID, err)
 	}
 	return nil
 }
 
-// queueStart queues a start message, eagerly when the client may and the
-// start carries no event (its events must be queued before the first turn).
-func (c *Client) queueStart(ctx context.Context, item provider.WorkItem, mayRunHere bool) error {
-	if c.eager != nil && mayRunHere {
-		if done, err := c.eager.startEagerly(ctx, item); done || err != nil {
+// startEvents encodes a start's events as the messages queued after it.
+func startEvents(instanceID string, events []startEvent) ([]provider.WorkItem, error) {
+	items := make([]provider.WorkItem, 0, len(events))
+	for _, ev := range events {
+		payload, err := encodePayload(ev.data)
+		if err != nil {
+			return nil, fmt.Errorf("event %q: %w", ev.name, err)
+		}
+		items = append(items, provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: ev.name, Input: payload})
+	}
+	return items, nil
+}
+
+// startError names the start in err. A refusal is reported as the store
+// described it, without the provider's own wrapping, which would name the
+// operation and the instance a second time.
+func startError(instanceID string, err error) error {
+	var taken *provider.AlreadyExistsError
+	if errors.As(err, &taken) {
+		err = taken
+	}
+	return fmt.Errorf("start %q: %w", instanceID, err)
+}
+
+// queueStart queues a start, eagerly when the client may and the start
+// carries no event (its events are queued with it, before the first turn).
+func (c *Client) queueStart(ctx context.Context, item provider.WorkItem, events []provider.WorkItem, reuse IDReusePolicy) error {
+	if c.eager != nil && len(events) == 0 {
+		if done, err := c.eager.startEagerly(ctx, item, reuse); done || err != nil {
 			return err
 		}
 	}
-	return c.p.EnqueueForOrchestrator(ctx, item, 0)
+	return c.p.StartInstance(ctx, item, events, reuse)
 }
 
 // RaiseOption configures RaiseEvent.

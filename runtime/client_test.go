@@ -75,8 +75,8 @@ func TestStartWithEventAndPendingStatus(t *testing.T) {
 		if err := st.DecodeOutput(&out); err != nil || out != "signed" {
 			t.Fatalf("output %q (%v), want the event raised with the start", out, err)
 		}
-		if err := c.Start(ctx, "b", "Approve", "", runtime.StartWithEvent("approval", "late")); !errors.Is(err, provider.ErrInstanceFinished) {
-			t.Fatalf("start-with-event on a finished instance: %v, want ErrInstanceFinished", err)
+		if err := c.Start(ctx, "b", "Approve", "", runtime.StartWithEvent("approval", "late")); !errors.Is(err, provider.ErrAlreadyExists) {
+			t.Fatalf("start-with-event on a finished instance: %v, want ErrAlreadyExists", err)
 		}
 	})
 }

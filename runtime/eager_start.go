@@ -21,20 +21,23 @@ import (
 // that can lock the instance it queues (provider.EagerStarter), Start queues
 // the start and locks the instance in one commit, and the turn runs at once
 // in a turn slot (eager start).
-// Either way no fetch is needed and no other dispatcher is woken. Otherwise,
-// for an instance that exists or is being started, and for starts with
-// StartWithEvent, Start queues the start as a NewClient's does. The client
-// works after Shutdown too, queuing plainly.
+// Either way no fetch is needed and no other dispatcher is woken. A direct
+// start commits only for an ID nothing holds; an eager start checks the ID
+// as a NewClient's Start does (refused, a retry, or replaced under the
+// ID-reuse policy). Starts with StartWithEvent, and starts that find no
+// slot, are queued as a NewClient's are. The client works after Shutdown
+// too, queuing plainly.
 func (r *Runtime) Client() *Client {
 	c := NewClient(r.p)
 	c.eager = r
 	return c
 }
 
-// startEagerly queues item and runs its first turn here when it can. It
-// reports false, having done nothing, when the start must be queued plainly.
-// On error nothing was queued.
-func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (bool, error) {
+// startEagerly starts item under reuse and runs its first turn here when it
+// can. It reports false, having done nothing, when the start must be queued
+// plainly. On error nothing was queued. A direct start needs no reuse check:
+// the store commits it only for an ID nothing holds.
+func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem, reuse provider.IDReusePolicy) (bool, error) {
 	c, direct := r.p.(provider.FirstTurnCommitter)
 	s, eager := r.p.(provider.EagerStarter)
 	if !direct && !eager {
@@ -62,7 +65,7 @@ func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem) (boo
 		r.loops.Done()
 		return false, nil
 	}
-	turn, err := s.EnqueueForOrchestratorFetching(ctx, item, r.opts.OrchestrationLockTimeout)
+	turn, err := s.StartInstanceFetching(ctx, item, reuse, r.opts.OrchestrationLockTimeout)
 	if turn == nil {
 		<-r.turnSlots
 		r.loops.Done()

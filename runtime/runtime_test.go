@@ -285,11 +285,12 @@ func testShutdownHandsBackRunningActivities(t *testing.T, store testStore) {
 	}
 }
 
-// Starting an instance ID twice runs it once; starting it after it finished
-// changes nothing.
-func TestStartIsIdempotent(t *testing.T) { onEachStore(t, testStartIsIdempotent) }
+// A start retried with its owner (after a lost reply) runs the instance
+// once, before and after it finished; a start of the ID by anyone else is
+// refused.
+func TestStartRetriedWithItsOwnerRunsOnce(t *testing.T) { onEachStore(t, testStartRetriedWithItsOwner) }
 
-func testStartIsIdempotent(t *testing.T, store testStore) {
+func testStartRetriedWithItsOwner(t *testing.T, store testStore) {
 	var runs atomic.Int32
 	reg := runtime.NewRegistry()
 	runtime.RegisterActivity(reg, "Once", func(ctx context.Context, _ struct{}) (int32, error) { return runs.Add(1), nil })
@@ -297,15 +298,21 @@ func testStartIsIdempotent(t *testing.T, store testStore) {
 		return runtime.Await[int32](ctx.CallActivity("Once", nil))
 	})
 	c := runtime.NewClient(store)
-	for range 3 { // before any runtime runs: three start messages
-		if err := c.Start(t.Context(), "job", "Job", nil); err != nil {
+	mine := runtime.StartOwner("request 7")
+	for range 3 { // before any runtime runs: one start message
+		if err := c.Start(t.Context(), "job", "Job", nil, mine); err != nil {
 			t.Fatal(err)
 		}
 	}
-	startRuntime(t, store, reg, fastOptions())
+	if err := c.Start(t.Context(), "job", "Job", nil); !errors.Is(err, provider.ErrAlreadyExists) {
+		t.Fatalf("a start without the owner: %v, want ErrAlreadyExists", err)
+	}
+	rt := startRuntime(t, store, reg, fastOptions())
 	st := wait(t, c, "job")
-	if err := c.Start(t.Context(), "job", "Job", nil); err != nil {
-		t.Fatal(err)
+	for _, client := range []*runtime.Client{c, rt.Client()} {
+		if err := client.Start(t.Context(), "job", "Job", nil, mine); err != nil {
+			t.Fatal(err)
+		}
 	}
 	time.Sleep(300 * time.Millisecond) // give a wrongly accepted start time to run
 	again := wait(t, c, "job")

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,11 @@ type countingStore struct {
 func (s *countingStore) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
 	s.messagesQueued.Add(1)
 	return s.testStore.EnqueueForOrchestrator(ctx, item, delay)
+}
+
+func (s *countingStore) StartInstance(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
+	s.messagesQueued.Add(1)
+	return s.testStore.StartInstance(ctx, start, events, reuse)
 }
 
 func (s *countingStore) FetchOrchestrationItems(ctx context.Context, max int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
@@ -48,9 +54,9 @@ func (s shortcutStore) AckWorkItemContinuing(ctx context.Context, token string, 
 	return s.testStore.(provider.ActivityContinuer).AckWorkItemContinuing(ctx, token, completion, lock)
 }
 
-func (s shortcutStore) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
+func (s shortcutStore) StartInstanceFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lock time.Duration) (*provider.OrchestrationItem, error) {
 	s.messagesQueued.Add(1)
-	return s.testStore.(provider.EagerStarter).EnqueueForOrchestratorFetching(ctx, item, lock)
+	return s.testStore.(provider.EagerStarter).StartInstanceFetching(ctx, start, reuse, lock)
 }
 
 // continuingStore is shortcutStore whose turn acks can also continue their instance.
@@ -239,11 +245,11 @@ func eagerStartFallsBack(t *testing.T, store testStore, direct bool) {
 	}
 }
 
-// TestDirectStartOfExistingInstanceQueuesIt: a second Start of an instance
-// that exists is refused by the store and queued plainly; the dispatcher's
-// turn drops it, so the instance keeps its first run and Start stays
-// idempotent.
-func TestDirectStartOfExistingInstanceQueuesIt(t *testing.T) {
+// TestDirectStartOfExistingInstanceIsRefused: a second Start of an
+// instance that exists is refused by the store's direct start, then by its
+// eager start, which checks the ID: it fails with ErrAlreadyExists, queues
+// nothing, and the instance keeps its first run.
+func TestDirectStartOfExistingInstanceIsRefused(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
 		counting := &countingStore{testStore: store}
 		reg := runtime.NewRegistry()
@@ -251,30 +257,20 @@ func TestDirectStartOfExistingInstanceQueuesIt(t *testing.T) {
 			return in, nil
 		})
 		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, fastOptions()).Client()
-		for _, in := range []string{"first", "second"} {
-			if err := client.Start(t.Context(), "x", "Echo", in); err != nil {
-				t.Fatalf("start with %q: %v", in, err)
-			}
+		if err := client.Start(t.Context(), "x", "Echo", "first"); err != nil {
+			t.Fatalf("start: %v", err)
+		}
+		if err := client.Start(t.Context(), "x", "Echo", "second"); !errors.Is(err, provider.ErrAlreadyExists) {
+			t.Fatalf("second start: %v, want ErrAlreadyExists", err)
 		}
 		if st := wait(t, client, "x"); st.Status != runtime.StatusCompleted || st.Output != `"first"` {
 			t.Fatalf("x: %s %q, want Completed \"first\"", st.Status, st.Output)
 		}
 		if got := counting.messagesQueued.Load(); got != 1 {
-			t.Fatalf("%d start messages queued, want 1 (the refused second start)", got)
+			t.Fatalf("%d starts tried in the store, want 1 (the refused second start)", got)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			d, err := store.GetQueueDepths(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Orchestrator == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the refused start was never consumed: %+v", d)
-			}
-			time.Sleep(20 * time.Millisecond)
+		if d, err := store.GetQueueDepths(t.Context()); err != nil || d.Orchestrator+d.Locked+d.Delayed != 0 {
+			t.Fatalf("queued after the refused start: %+v, %v", d, err)
 		}
 		history, err := client.History(t.Context(), "x")
 		if err != nil {

@@ -6,9 +6,9 @@
 --
 -- Objects are found through search_path: every connection of the provider
 -- sets it to the provider's schema. Functions keep every contract operation
--- to one round trip; they raise SQLSTATE DX001..DX008 for the contract's
+-- to one round trip; they raise SQLSTATE DX001..DX009 for the contract's
 -- errors (lock not held, duplicate event, invalid argument, not found,
--- running, ended, refused first turn, stale cached turn). They never NOTIFY: the provider does,
+-- running, ended, refused first turn, stale cached turn, ID taken). They never NOTIFY: the provider does,
 -- after commit (see notify.go). Functions whose statements all look rows up
 -- by key use plan_cache_mode = force_generic_plan: PostgreSQL re-plans a
 -- parameterised statement until a generic plan looks cheap enough, which for
@@ -648,6 +648,100 @@ BEGIN
 END;
 $$;
 
+-- A client's start (provider.StartInstance): queues the start, then its
+-- events, when no instance has the ID and no start of it is queued; does
+-- nothing for a retry of the start that holds the ID (the same owner);
+-- replaces what holds it when the ID-reuse policy allows; raises DX009
+-- otherwise, its DETAIL a JSON object with the holder's status ('' for a
+-- queued start), owner and why the policy could not replace it. The
+-- instance's advisory lock, which dx_lock_new_instance takes too, makes two
+-- starts of one ID take turns, and every statement after it reads a new
+-- snapshot, so the second sees what the first committed. One statement
+-- reads the instance and its queued start: the ack that consumes a start
+-- creates the instance in the same commit. A start that may replace
+-- deletes the lock row before it reads: a turn in flight then fails to
+-- commit (an ack committing now is waited for, and read) instead of creating
+-- the instance behind the check. A refusal raises, which undoes that.
+
+CREATE FUNCTION dx_start_instance(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_exists  BOOLEAN;
+    v_queued  BOOLEAN;
+    v_status  TEXT;
+    v_parent  TEXT;
+    v_owner   TEXT;
+    v_running TEXT[];
+    v_why     TEXT;
+    v_ids     TEXT[];
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance));
+    IF p_reuse <> 'Fail' THEN
+        DELETE FROM instance_locks l WHERE l.instance_id = p_instance;
+    END IF;
+    SELECT s.instance_id IS NOT NULL,
+           s.instance_id IS NULL AND (q.owner_of IS NOT NULL OR d.direct),
+           COALESCE(s.status, ''), s.parent_instance_id,
+           CASE WHEN s.instance_id IS NOT NULL THEN s.owner ELSE q.owner END
+      INTO v_exists, v_queued, v_status, v_parent, v_owner
+    FROM (SELECT 1) one
+    -- A live lock on an ID with nothing queued is a direct start earlier in
+    -- this commit batch, whose ack creates the instance later in it.
+    CROSS JOIN LATERAL (
+        SELECT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = p_instance AND l.locked_until > now())
+           AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance) AS direct) d
+    LEFT JOIN LATERAL (
+        SELECT i.instance_id, COALESCE(e.status, 'Running') AS status, i.parent_instance_id,
+               (SELECT h.event_data::jsonb ->> 'owner' FROM history h
+                WHERE h.instance_id = i.instance_id AND h.execution_id = i.current_execution_id
+                  AND h.event_type = 'OrchestrationStarted' ORDER BY h.event_id LIMIT 1) AS owner
+        FROM instances i
+        LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+        WHERE i.instance_id = p_instance) s ON true
+    LEFT JOIN LATERAL (
+        SELECT q.instance_id AS owner_of, q.work_item::jsonb ->> 'owner' AS owner FROM orchestrator_queue q
+        WHERE q.instance_id = p_instance AND (q.work_item::jsonb ->> 'kind') = 'StartOrchestration'
+        ORDER BY q.id LIMIT 1) q ON true;
+    IF v_exists OR v_queued THEN
+        IF p_owner <> '' AND v_owner IS NOT DISTINCT FROM p_owner THEN
+            RETURN; -- a retry of the start that holds the ID
+        END IF;
+        v_ids := ARRAY[p_instance];
+        IF v_exists THEN
+            SELECT array_agg(d.instance_id) INTO v_ids FROM dx_descendants(p_instance) d;
+        END IF;
+        IF p_reuse = 'Fail' THEN
+            v_why := '';
+        ELSIF v_parent IS NOT NULL THEN
+            v_why := format('a sub-orchestration of "%s", never replaced', v_parent);
+        ELSIF p_reuse = 'AllowFinished' AND v_status NOT IN ('Completed', 'Failed', 'Terminated') THEN
+            v_why := '';
+        ELSIF p_reuse = 'AllowFinished' THEN
+            SELECT array_agg(i.instance_id ORDER BY i.instance_id) INTO v_running
+            FROM instances i LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+            WHERE i.instance_id = ANY (v_ids) AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated');
+            IF v_running IS NOT NULL THEN
+                v_why := 'its sub-orchestrations ' || array_to_string(v_running, ', ') || ' still run';
+            END IF;
+        END IF;
+        IF v_why IS NOT NULL THEN
+            RAISE EXCEPTION 'instance % already exists', p_instance USING ERRCODE = 'DX009',
+                DETAIL = json_build_object('status', v_status, 'owner', COALESCE(v_owner, ''), 'why', v_why)::text;
+        END IF;
+        DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
+        DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);
+        DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
+        DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
+        DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
+        DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
+    END IF;
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
+    SELECT p_instance, u.data, now()
+    FROM unnest(ARRAY[p_data] || COALESCE(p_events, '{}')) WITH ORDINALITY AS u(data, ord)
+    ORDER BY u.ord;
+END;
+$$;
+
 -- Locks the turns of named instances, in the order given, up to p_max of
 -- them, and returns them: for dx_fetch_orchestration_items' candidates, for
 -- the commit batch's fetches of the instances it continues (activity
@@ -770,14 +864,15 @@ $$;
 -- lock a fetch would take, under the caller's token, for an instance that
 -- does not exist, is not locked and has nothing queued, so the ack of the
 -- same transaction commits the turn. Otherwise it raises DX007 and the
--- caller queues the start instead. The lock comes first: a concurrent
--- direct start of the same instance waits on it, and the checks after it
--- then see that start's commit.
+-- caller queues the start instead. The instance's advisory lock comes
+-- first: a start of the same ID, queued (dx_start_instance) or direct, waits
+-- on it, and the checks after it then see that start's commit.
 CREATE FUNCTION dx_lock_new_instance(p_instance TEXT, p_token TEXT, p_lock_ms BIGINT) RETURNS VOID
 LANGUAGE plpgsql AS $$
 DECLARE
     v_now TIMESTAMPTZ := now();
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance));
     INSERT INTO instance_locks AS l (instance_id, lock_token, locked_until, locked_at)
     VALUES (p_instance, p_token, v_now + p_lock_ms * interval '1 millisecond', v_now)
     ON CONFLICT (instance_id) DO UPDATE

@@ -213,7 +213,7 @@ func (p *Provider) signal(k channelKind) *wake.Signal {
 }
 
 // classify maps database errors to provider errors. The SQL functions raise
-// SQLSTATE DX001..DX008 for the contract's own errors (DX007, a refused
+// SQLSTATE DX001..DX009 for the contract's own errors (DX007, a refused
 // first turn, is read where it is raised).
 func classify(op, instance string, err error) error {
 	if err == nil {
@@ -242,6 +242,8 @@ func classify(op, instance string, err error) error {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrInstanceFinished, cause))
 		case "DX008":
 			return provider.Permanent(op, instance, fmt.Errorf("%w: %v", provider.ErrStale, cause))
+		case "DX009":
+			return provider.Permanent(op, instance, alreadyExists(instance, pgErr.Detail))
 		case "40001", "40P01", "55P03", "57014":
 			return provider.Retryable(op, instance, err)
 		}

@@ -165,35 +165,6 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	return item, nil
 }
 
-// EnqueueForOrchestratorFetching implements provider.EagerStarter: the
-// enqueue and the fetch of its instance in one batch (one transaction).
-func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	const op = "enqueue for orchestrator"
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
-	data, err := encode.EncodeItem(op, item, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.checkOpen(op); err != nil {
-		return nil, err
-	}
-	turn, err := p.sendContinuing(ctx, commitWork{
-		before: statements{
-			queue: func(b *pgx.Batch) {
-				b.Queue(`SELECT dx_enqueue_orchestrator($1, $2, $3, 0)`, item.Instance, data, timerDue(item))
-			},
-			read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
-		},
-		fetch: &instanceFetch{instance: item.Instance, lockTimeout: lockTimeout},
-	})
-	if err != nil {
-		return nil, classify(op, item.Instance, err)
-	}
-	return turn, nil
-}
-
 // sendContinuing commits work, a write and a fetch of the written
 // instance's turn (in a group commit), and wakes the dispatchers when the
 // instance could not be locked here.

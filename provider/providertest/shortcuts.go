@@ -502,7 +502,7 @@ func turnAckContinuingStaleToken(t *testing.T, f Factory) {
 func eagerStartLocksFreeInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("b"))
-	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, startItem("a"), longLock)
+	turn, err := starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, longLock)
 	e.must(err, "start a eagerly")
 	if turn == nil {
 		t.Fatal("eager start of a free instance: no turn")
@@ -517,30 +517,32 @@ func eagerStartLocksFreeInstance(t *testing.T, f Factory) {
 	e.wantEqual(len(e.history("a")), 1, "a's history after the eager turn")
 }
 
+// eagerStartLeavesLockedInstance: a start of an ID a fetch holds (for a
+// message queued before any start) is queued and locks nothing.
 func eagerStartLeavesLockedInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.enqueue(startItem("a"))
+	e.enqueue(externalItem("a", "x"))
 	held := e.fetch()
-	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, externalItem("a", "x"), longLock)
-	e.must(err, "queue an event for a while a is locked")
+	turn, err := starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, longLock)
+	e.must(err, "start a while a fetch holds it")
 	if turn != nil {
-		t.Fatalf("eager enqueue for a locked instance: got a turn with token %q, want nil", turn.LockToken)
+		t.Fatalf("eager start of a locked instance: got a turn with token %q, want nil", turn.LockToken)
 	}
-	e.ack(held, firstTurn(held))
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, held.LockToken, 0, true, nil), "abandon")
 	again := e.fetch()
-	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised}, "the event, queued")
+	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised, provider.WorkStartOrchestration}, "the event and the start, queued")
 }
 
 func eagerStartInvalidItem(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	bad := startItem("a")
 	bad.Name = ""
-	turn, err := starter(e).EnqueueForOrchestratorFetching(e.ctx, bad, longLock)
+	turn, err := starter(e).StartInstanceFetching(e.ctx, bad, provider.IDReuseFail, longLock)
 	e.wantErr(err, provider.ErrInvalidArgument, "eager start without an orchestration name")
 	if turn != nil {
 		t.Fatal("an invalid eager start returned a turn")
 	}
-	_, err = starter(e).EnqueueForOrchestratorFetching(e.ctx, startItem("a"), 0)
+	_, err = starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, 0)
 	e.wantErr(err, provider.ErrInvalidArgument, "eager start with no lock timeout")
 	e.fetchNone()
 }

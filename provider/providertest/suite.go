@@ -51,6 +51,7 @@ func Groups() []Group {
 		{"Atomicity", atomicityCases()},
 		{"Errors", errorCases()},
 		{"InstanceCreation", creationCases()},
+		{"Starts", startCases()},
 		{"InstanceLocking", lockingCases()},
 		{"LockExpiry", expiryCases()},
 		{"Polling", pollingCases()},

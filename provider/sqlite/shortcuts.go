@@ -198,38 +198,6 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	return item, nil
 }
 
-// EnqueueForOrchestratorFetching implements provider.EagerStarter: the
-// enqueue and the lock of its instance in one write transaction.
-func (p *Provider) EnqueueForOrchestratorFetching(ctx context.Context, item provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	const op = "enqueue for orchestrator"
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
-	data, err := encodeEnqueue(op, item, 0, false)
-	if err != nil {
-		return nil, err
-	}
-	var turn *provider.OrchestrationItem
-	err = p.writeTx(ctx, op, func(tx *txn) error {
-		now := nowMs()
-		if err := insertOrchestratorItem(ctx, tx, item, data, visibleAt(item, now)); err != nil {
-			return err
-		}
-		turn, err = lockInstance(ctx, tx, item.Instance, now, now+lockTimeout.Milliseconds())
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if p.loadHistories(ctx, op, turn) != nil {
-		turn = nil // handed back: the start is queued, and a dispatcher takes the turn
-	}
-	if turn == nil {
-		p.orchestratorWork.Notify()
-	}
-	return turn, nil
-}
-
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.
 func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
 	return p.hist.CachedTurn(instance, execution, msg, queued...)
@@ -266,7 +234,7 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 
 // consumeMessages deletes what a cached turn consumes: the activity item
 // leased under workToken, if any, and the visible, untaken messages stored
-// as queued (timers, or the quiet results delivered with the activity's).
+// as queued (a timer, or the quiet results delivered with the activity's).
 func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
 	if workToken != "" {
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)

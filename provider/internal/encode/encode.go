@@ -254,3 +254,38 @@ func QueuedTimers(item *provider.OrchestrationItem) []string {
 	}
 	return out
 }
+
+// Start is a start and its events, checked and serialised (StartInstance).
+type Start struct {
+	Data   string
+	Events []string
+	Reuse  provider.IDReusePolicy
+}
+
+// EncodeStart validates a start, its events and its ID-reuse policy and
+// serialises them.
+func EncodeStart(op string, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) (Start, error) {
+	if start.Kind != provider.WorkStartOrchestration {
+		return Start{}, Invalid(op, start.Instance, "a start must be a %s item, not %s", provider.WorkStartOrchestration, start.Kind)
+	}
+	if !reuse.Valid() {
+		return Start{}, Invalid(op, start.Instance, "unknown ID-reuse policy %q", reuse)
+	}
+	data, err := EncodeItem(op, start, false)
+	if err != nil {
+		return Start{}, err
+	}
+	out := Start{Data: data, Events: make([]string, 0, len(events)), Reuse: reuse.OrDefault()}
+	for _, ev := range events {
+		if ev.Kind != provider.WorkExternalRaised || ev.Instance != start.Instance {
+			return Start{}, Invalid(op, start.Instance, "a start's events must be %s items for its instance, not %s for %q",
+				provider.WorkExternalRaised, ev.Kind, ev.Instance)
+		}
+		data, err := EncodeItem(op, ev, false)
+		if err != nil {
+			return Start{}, err
+		}
+		out.Events = append(out.Events, data)
+	}
+	return out, nil
+}

@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
+)
+
+// StartInstance implements provider.Provider: the check of the ID, any
+// replacement and the enqueue share one write transaction, and writers take
+// turns, so no other start of the ID interleaves.
+func (p *Provider) StartInstance(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
+	const op = "start instance"
+	enc, err := encode.EncodeStart(op, start, events, reuse)
+	if err != nil {
+		return err
+	}
+	err = p.writeTx(ctx, op, func(tx *txn) error { return admitStart(ctx, tx, op, start, enc) })
+	if err == nil {
+		p.orchestratorWork.Notify()
+	}
+	return err
+}
+
+// StartInstanceFetching implements provider.EagerStarter: the start and the
+// lock of its instance in one write transaction.
+func (p *Provider) StartInstanceFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	const op = "start instance"
+	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
+		return nil, err
+	}
+	enc, err := encode.EncodeStart(op, start, nil, reuse)
+	if err != nil {
+		return nil, err
+	}
+	var turn *provider.OrchestrationItem
+	err = p.writeTx(ctx, op, func(tx *txn) error {
+		if err := admitStart(ctx, tx, op, start, enc); err != nil {
+			return err
+		}
+		now := nowMs()
+		turn, err = lockInstance(ctx, tx, start.Instance, now, now+lockTimeout.Milliseconds())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.loadHistories(ctx, op, turn) != nil {
+		turn = nil // handed back: the start is queued, and a dispatcher takes the turn
+	}
+	if turn == nil {
+		p.orchestratorWork.Notify()
+	}
+	return turn, nil
+}
+
+// idHolder is what holds an instance ID a start names.
+type idHolder struct {
+	exists bool // an instance row
+	queued bool // no instance row, a queued start
+	status provider.ExecutionStatus
+	parent string
+	owner  string
+}
+
+func (h idHolder) free() bool { return !h.exists && !h.queued }
+
+// admitStart queues the start and its events when the ID is free, replaces
+// what holds it when the policy allows, does nothing for a retry of the
+// start that holds it, and refuses otherwise.
+func admitStart(ctx context.Context, tx *txn, op string, start provider.WorkItem, enc encode.Start) error {
+	h, err := readIDHolder(ctx, tx, start.Instance)
+	if err != nil {
+		return classify(op, start.Instance, err)
+	}
+	switch {
+	case h.free():
+	case start.Owner != "" && h.owner == start.Owner:
+		return nil // a retry of the start that holds the ID
+	default:
+		if err := replaceHolder(ctx, tx, op, start.Instance, h, enc.Reuse); err != nil {
+			return err
+		}
+	}
+	now := nowMs()
+	if err := insertOrchestratorItem(ctx, tx, start, enc.Data, now); err != nil {
+		return err
+	}
+	for _, data := range enc.Events {
+		ev := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: start.Instance}
+		if err := insertOrchestratorItem(ctx, tx, ev, data, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readIDHolder reads the instance with the ID, or else its queued start.
+func readIDHolder(ctx context.Context, tx *txn, instance string) (idHolder, error) {
+	h := idHolder{exists: true}
+	var parent, owner sql.NullString
+	err := tx.QueryRowContext(ctx, `
+		SELECT COALESCE(e.status, 'Running'), i.parent_instance_id,
+		       (SELECT json_extract(h.event_data, '$.owner') FROM history h
+		        WHERE h.instance_id = i.instance_id AND h.execution_id = i.current_execution_id
+		          AND h.event_type = ? ORDER BY h.event_id LIMIT 1)
+		FROM instances i
+		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+		WHERE i.instance_id = ?`, string(provider.EventOrchestrationStarted), instance).Scan(&h.status, &parent, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return readQueuedStart(ctx, tx, instance)
+	}
+	if err != nil {
+		return idHolder{}, fmt.Errorf("read instance %q: %w", instance, err)
+	}
+	h.parent, h.owner = parent.String, owner.String
+	return h, nil
+}
+
+func readQueuedStart(ctx context.Context, tx *txn, instance string) (idHolder, error) {
+	var owner sql.NullString
+	err := tx.QueryRowContext(ctx, `
+		SELECT json_extract(work_item, '$.owner') FROM orchestrator_queue
+		WHERE instance_id = ? AND json_extract(work_item, '$.kind') = ? ORDER BY id LIMIT 1`,
+		instance, string(provider.WorkStartOrchestration)).Scan(&owner)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return idHolder{}, nil
+	case err != nil:
+		return idHolder{}, fmt.Errorf("read the queued start of %q: %w", instance, err)
+	}
+	return idHolder{queued: true, owner: owner.String}, nil
+}
+
+// replaceHolder deletes what holds the ID when reuse allows it, and returns
+// the *AlreadyExistsError otherwise.
+func replaceHolder(ctx context.Context, tx *txn, op, instance string, h idHolder, reuse provider.IDReusePolicy) error {
+	refuse := func(why string) error {
+		return provider.Permanent(op, instance, &provider.AlreadyExistsError{Instance: instance, Status: h.status, Owner: h.owner, Why: why})
+	}
+	if reuse == provider.IDReuseFail {
+		return refuse("")
+	}
+	if h.parent != "" {
+		return refuse(fmt.Sprintf("a sub-orchestration of %q, never replaced", h.parent))
+	}
+	tree := []string{instance}
+	if h.exists {
+		var err error
+		if tree, err = descendants(ctx, tx, instance); err != nil {
+			return fmt.Errorf("find descendants of %q: %w", instance, err)
+		}
+	}
+	if reuse == provider.IDReuseAllowFinished {
+		if h.queued || !finished(h.status) {
+			return refuse("")
+		}
+		running, err := runningIn(ctx, tx, tree)
+		if err != nil {
+			return err
+		}
+		if len(running) > 0 {
+			return refuse("its sub-orchestrations " + strings.Join(running, ", ") + " still run")
+		}
+	}
+	_, err := deleteRows(ctx, tx, tree)
+	return err
+}
