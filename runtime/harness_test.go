@@ -36,7 +36,7 @@ func onEachStore(t *testing.T, test func(t *testing.T, store testStore)) {
 	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open(t)) })
 }
 
-func openStore(t *testing.T, path string) *sqlite.Provider {
+func openStore(t testing.TB, path string) *sqlite.Provider {
 	t.Helper()
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "store.db")
