@@ -67,14 +67,14 @@ func (p *Provider) announceRemote(k channelKind) {
 }
 
 // noteTimers tells this provider's sleeping fetchers when the timers a
-// committed ack queued fall due (the ack woke none of them for those), and
-// other processes' fetchers that timers were queued.
+// committed ack queued fall due (the ack woke none of them for those) and
+// which timers it cancelled, and other processes' fetchers that timers were
+// queued.
 func (p *Provider) noteTimers(work commitWork) {
 	if work.ack == nil {
 		return
 	}
-	if timer, ok := work.ack.enc.LaterTimerItem(time.Now().UnixMilli()); ok {
-		p.timersDue.NoteTimer(work.ack.res.instance, time.UnixMilli(timer.Item.FireAt), timer.Data)
+	if p.timersDue.Acked(work.ack.res.instance, work.ack.enc, time.Now().UnixMilli()) {
 		p.announceRemote(orchestratorChannel)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // The turns FetchOrchestrationItemsCached builds from the cache for the
 // timers a provider's own acks queued: one per instance, delivering every
-// timer of it that fell due.
+// timer of it that fell due; none for a timer a later ack cancelled.
 
 // fetchCachedWhenDue fetches with FetchOrchestrationItemsCached as timers
 // due at due fall due. Its first try, just before, is the look for ready
@@ -83,4 +83,22 @@ func cachedFetchTimersDueTogether(t *testing.T, f Factory) {
 		e.fetchNone()
 		return items[0].Cached
 	})
+}
+
+// A timer a later ack cancels is forgotten: at its due time no turn is
+// built for it (its message is gone; the turn's commit would be stale).
+func cachedFetchForgetsCancelledTimer(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.create("a")
+	due := time.Now().Add(300 * time.Millisecond)
+	e.turn("a", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+		ack.OrchestratorItems = []provider.WorkItem{timerItem("a", item.ExecutionID, 3, due)}
+	})
+	e.turn("a", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+		ack.CancelledTimers = []provider.TimerRef{{ExecutionID: item.ExecutionID, TimerID: 3}}
+	})
+	if items := e.fetchCachedWhenDue(due, 300*time.Millisecond); len(items) > 0 {
+		t.Fatalf("the fetch at the cancelled timer's due time returned a turn of %s (cached %v) with %d messages",
+			items[0].Instance, items[0].Cached, len(items[0].Messages))
+	}
 }

@@ -28,6 +28,7 @@ func cachedTurnCases() []Case {
 		{"CachedTimerTurnIsStaleOnceTheTimerIsTaken", cachedTimerTurnTaken},
 		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
 		{"CachedFetchDeliversTimersDueTogetherInOneTurn", cachedFetchTimersDueTogether},
+		{"CachedFetchForgetsACancelledTimer", cachedFetchForgetsCancelledTimer},
 	}
 }
 

@@ -122,9 +122,7 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 		return nil, err
 	}
 	p.hist.Acked(instance, created, incarnation, enc)
-	if timer, ok := enc.LaterTimerItem(ackedAt); ok {
-		p.timersDue.NoteTimer(instance, time.UnixMilli(timer.Item.FireAt), timer.Data)
-	}
+	p.timersDue.Acked(instance, enc, ackedAt)
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}

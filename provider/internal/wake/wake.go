@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // Signal wakes every goroutine waiting on it when Notify is called. A waiter
@@ -106,24 +109,64 @@ func (d *Due) Note(instance string, t time.Time) { d.NoteTimer(instance, t, "") 
 // NoteTimer is Note that also keeps the timer's message in its stored form,
 // for ReadyTimers.
 func (d *Due) NoteTimer(instance string, t time.Time, item string) {
-	if d == nil || t.IsZero() {
+	d.note(DueTimer{at: t, Instance: instance, Item: item})
+}
+
+// Acked notes what a committed ack of instance did to its timers, and
+// reports whether it queued one due after nowMs. The earliest of those is
+// noted (the ack woke no fetcher for them); those it cancelled, whose
+// messages its store deleted after queuing its own, are forgotten, so no
+// turn is built for a timer that is gone.
+func (d *Due) Acked(instance string, enc encode.Ack, nowMs int64) (later bool) {
+	timer, later := enc.LaterTimerItem(nowMs)
+	if d == nil {
+		return later
+	}
+	if later {
+		d.note(DueTimer{at: time.UnixMilli(timer.Item.FireAt), Instance: instance, Item: timer.Data,
+			execution: timer.Item.ExecutionID, id: timer.Item.ID})
+	}
+	d.forget(instance, enc.CancelledTimers)
+	return later
+}
+
+// note records t: in the heap when its instance is known and there is room,
+// in the earliest due time always.
+func (d *Due) note(t DueTimer) {
+	if d == nil || t.at.IsZero() {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if instance != "" && len(d.timers) < maxNotedTimers {
+	if t.Instance != "" && len(d.timers) < maxNotedTimers {
 		d.seq++
-		heap.Push(&d.timers, DueTimer{at: t, seq: d.seq, Instance: instance, Item: item})
+		t.seq = d.seq
+		heap.Push(&d.timers, t)
 		if d.noted == nil {
 			d.noted, d.taken = map[string]int{}, map[string]map[string]bool{}
 		}
-		d.noted[instance]++
+		d.noted[t.Instance]++
 	}
-	if d.at.After(time.Now()) && !t.Before(d.at) {
+	if d.at.After(time.Now()) && !t.at.Before(d.at) {
 		return
 	}
-	d.at = t
+	d.at = t.at
 	d.sig.Notify()
+}
+
+// forget drops the noted timers of instance that cancelled names.
+func (d *Due) forget(instance string, cancelled []provider.TimerRef) {
+	if len(cancelled) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noted[instance] == 0 {
+		return
+	}
+	d.removeWhere(func(t DueTimer) bool {
+		return t.Instance == instance && slices.Contains(cancelled, provider.TimerRef{ExecutionID: t.execution, TimerID: t.id})
+	})
 }
 
 // Ready removes and returns up to max instances whose noted timers are due at now.
@@ -177,10 +220,19 @@ func (d *Due) takeDue(out []DueTimer, instance string, now time.Time) []DueTimer
 	if d.noted[instance] == 0 {
 		return out
 	}
-	start, kept := len(out), d.timers[:0]
+	more := d.removeWhere(func(t DueTimer) bool { return t.Instance == instance && !t.at.After(now) })
+	slices.SortFunc(more, DueTimer.compare)
+	return append(out, more...)
+}
+
+// removeWhere removes from the heap, and forgets, the timers match selects;
+// it returns those no fetch took. It walks the whole heap.
+func (d *Due) removeWhere(match func(DueTimer) bool) []DueTimer {
+	var out []DueTimer
+	kept := d.timers[:0]
 	for _, t := range d.timers {
 		switch {
-		case t.Instance != instance || t.at.After(now):
+		case !match(t):
 			kept = append(kept, t)
 		case !d.drop(t):
 			out = append(out, t)
@@ -191,7 +243,6 @@ func (d *Due) takeDue(out []DueTimer, instance string, now time.Time) []DueTimer
 		d.timers = kept
 		heap.Init(&d.timers)
 	}
-	slices.SortFunc(out[start:], DueTimer.compare)
 	return out
 }
 
@@ -310,13 +361,16 @@ func (d *Due) top() time.Time {
 	return d.timers[0].at
 }
 
-// DueTimer is a noted timer: its instance and, when noted with NoteTimer,
-// its message in stored form.
+// DueTimer is a noted timer: its instance and, when noted with NoteTimer
+// or Acked, its message in stored form.
 type DueTimer struct {
 	at       time.Time
 	seq      uint64 // the order noted: timers due at once are handed out in it
 	Instance string
 	Item     string
+	// execution and id name the timer for a cancelling ack (Acked); zero
+	// when noted otherwise.
+	execution, id int64
 }
 
 func (t DueTimer) compare(u DueTimer) int {

@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // A fetcher sleeping a whole interval re-plans, without trying, when an
@@ -218,4 +221,49 @@ func items(timers []DueTimer) []string {
 		out[i] = t.Item
 	}
 	return out
+}
+
+// ackOf is a committed ack's encoded form: its timers queued and cancelled.
+func ackOf(t *testing.T, queued []provider.WorkItem, cancelled ...provider.TimerRef) encode.Ack {
+	t.Helper()
+	enc, err := encode.EncodeAck("test", provider.OrchestrationAck{ExecutionID: 1, OrchestratorItems: queued, CancelledTimers: cancelled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+func timer(instance string, execution, id int64, at time.Time) provider.WorkItem {
+	return provider.WorkItem{Kind: provider.WorkTimerFired, Instance: instance, ExecutionID: execution, ID: id, FireAt: at.UnixMilli()}
+}
+
+// An ack that cancels a noted timer forgets it: at its due time no timer is
+// handed out for it. Timers it does not name stay noted.
+func TestAckedForgetsCancelledTimers(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	at := now.Add(time.Second)
+	if !due.Acked("a", ackOf(t, []provider.WorkItem{timer("a", 1, 3, at)}), now.UnixMilli()) {
+		t.Fatal("an ack queuing a timer due later reported none")
+	}
+	due.Acked("b", ackOf(t, []provider.WorkItem{timer("b", 1, 3, at)}), now.UnixMilli())
+	due.Acked("a", ackOf(t, nil, provider.TimerRef{ExecutionID: 2, TimerID: 3}), now.UnixMilli())
+	if due.noted["a"] != 1 {
+		t.Fatal("a timer of another execution forgot a's")
+	}
+	if due.Acked("a", ackOf(t, nil, provider.TimerRef{ExecutionID: 1, TimerID: 3}), now.UnixMilli()) {
+		t.Fatal("an ack queuing nothing reported a timer due later")
+	}
+	if got := due.ReadyTimers(at, 10); len(got) != 1 || got[0].Instance != "b" {
+		t.Fatalf("at the due time: %+v, want b's timer alone", got)
+	}
+	if len(due.noted) != 0 || len(due.timers) != 0 {
+		t.Fatalf("left behind: noted %v, %d timers", due.noted, len(due.timers))
+	}
+	// An ack that queues a timer and cancels it (the store deletes it after
+	// queuing it) notes nothing.
+	due.Acked("c", ackOf(t, []provider.WorkItem{timer("c", 1, 4, at)}, provider.TimerRef{ExecutionID: 1, TimerID: 4}), now.UnixMilli())
+	if len(due.timers) != 0 {
+		t.Fatalf("%d timers noted for a timer queued and cancelled by one ack", len(due.timers))
+	}
 }
