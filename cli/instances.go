@@ -15,16 +15,25 @@ import (
 )
 
 func (c *cli) startCommand() *cobra.Command {
-	var id, input, version string
+	var id, input, version, reuse, owner string
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "start ORCHESTRATION",
-		Short: "Start an instance (idempotent on --id) and optionally wait for it",
+		Short: "Start an instance and optionally wait for it",
+		Long: "Start an instance. An --id that an instance already has (running or finished), or that a queued start\n" +
+			"holds, is refused (exit 1) unless --id-reuse allows replacing it: allow-finished replaces a finished\n" +
+			"instance, terminate-running any; the old instance and its history are deleted. A start repeated with\n" +
+			"the --owner the instance recorded is a retry: it succeeds and starts nothing.",
 		Example: `  duroxide start Greeting --input '"world"' --id greet-1
+  duroxide start Greeting --input '"again"' --id greet-1 --id-reuse allow-finished
   duroxide start Chain --input '{"n": 3}' --wait 1m`,
 		Args: args("ORCHESTRATION"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			payload, err := jsonArg("--input", input)
+			if err != nil {
+				return err
+			}
+			policy, err := reusePolicy(reuse)
 			if err != nil {
 				return err
 			}
@@ -34,9 +43,12 @@ func (c *cli) startCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			var opts []runtime.StartOption
+			opts := []runtime.StartOption{runtime.StartIDReuse(policy)}
 			if version != "" {
 				opts = append(opts, runtime.StartVersion(version))
+			}
+			if owner != "" {
+				opts = append(opts, runtime.StartOwner(owner))
 			}
 			if err := c.client.Start(cmd.Context(), id, a[0], payload, opts...); err != nil {
 				return err
@@ -51,7 +63,24 @@ func (c *cli) startCommand() *cobra.Command {
 	cmd.Flags().StringVar(&input, "input", "", "input as JSON (default null)")
 	cmd.Flags().StringVar(&version, "version", "", "orchestration version (default: the latest the worker registers)")
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait this long for the instance to finish and print its status")
+	cmd.Flags().StringVar(&reuse, "id-reuse", "fail", "when --id is taken: fail, allow-finished or terminate-running")
+	cmd.Flags().StringVar(&owner, "owner", "", "who starts the instance, recorded with it; a start repeated with it is a retry")
 	return cmd
+}
+
+// reusePolicies maps --id-reuse values to the runtime's policies.
+var reusePolicies = map[string]runtime.IDReusePolicy{
+	"fail":              runtime.IDReuseFail,
+	"allow-finished":    runtime.IDReuseAllowFinished,
+	"terminate-running": runtime.IDReuseTerminateRunning,
+}
+
+func reusePolicy(flag string) (runtime.IDReusePolicy, error) {
+	p, ok := reusePolicies[flag]
+	if !ok {
+		return "", usagef("--id-reuse must be fail, allow-finished or terminate-running, not %q", flag)
+	}
+	return p, nil
 }
 
 func (c *cli) raiseCommand() *cobra.Command {

@@ -92,12 +92,14 @@ func exerciseCLI(t *testing.T, store []string) {
 		t.Errorf("workers printed:\n%s", out)
 	}
 
-	// start --wait prints the final status; a second start of the same ID changes nothing.
+	// start --wait prints the final status; a second start of the same ID is refused and changes nothing.
 	out := mustRun("start", "Hello", "--id", "hello-1", "--input", `"CLI"`, "--wait", "2m")
 	if !strings.Contains(out, `"Hello, CLI!"`) || !strings.Contains(out, "Completed") {
 		t.Fatalf("start --wait printed:\n%s", out)
 	}
-	mustRun("start", "Hello", "--id", "hello-1", "--input", `"again"`)
+	if r := cli("start", "Hello", "--id", "hello-1", "--input", `"again"`); r.code != exitFailed || !strings.Contains(r.stderr, "already exists") {
+		t.Fatalf("second start of hello-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if st := statusOf(t, mustRun("status", "hello-1", "-o", "json")); string(st.Output) != `"Hello, CLI!"` {
 		t.Errorf("second start changed the output to %s", st.Output)
 	}
