@@ -313,10 +313,6 @@ func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provi
 		}
 		item.History = events
 		item.DecodeError = errors.Join(item.DecodeError, decodeErr)
-		if decodeErr == nil && len(events) > 0 {
-			// Read under the turn's lock: no other turn changed it since.
-			p.hist.NoteCustomStatus(item.Instance, item.ExecutionID, events[len(events)-1].ID, item.CustomStatus)
-		}
 	}
 	return nil
 }
@@ -337,8 +333,8 @@ type querier interface {
 // readHistory loads one execution's history. Events that cannot be decoded are
 // skipped and reported in decodeErr, naming the instance and event.
 func readHistory(ctx context.Context, q querier, instance string, executionID int64) (events []provider.Event, decodeErr error, err error) {
-	events, _, _, decodeErr, err = readHistoryFrom(ctx, q, instance, executionID, resumeAt{})
-	return events, decodeErr, err
+	read, err := readHistoryFrom(ctx, q, instance, executionID, resumeAt{})
+	return read.events, read.decodeErr, err
 }
 
 // resumeAt is a cached history's last event (its ID and stored form) and
@@ -355,49 +351,72 @@ type resumeAt struct {
 // again).
 var errHistoryMoved = errors.New("history no longer continues the cached events")
 
+// historyRead is what one statement read of an execution's history, so its
+// parts agree: the events after the resume point (undecodable ones left out
+// and reported in decodeErr), the instance's incarnation, the stored form of
+// the last event, and the instance's custom status as of that event.
+type historyRead struct {
+	events      []provider.Event
+	incarnation int64
+	last        string
+	custom      *string
+	decodeErr   error
+}
+
+// readHistoryQuery reads the custom status on the last event's row alone:
+// the other rows would only copy it.
+const readHistoryQuery = `
+		SELECT h.event_id, h.event_data, i.incarnation,
+		       CASE WHEN h.event_id = (SELECT max(event_id) FROM history WHERE instance_id = ?1 AND execution_id = ?2)
+		            THEN i.custom_status END
+		FROM history h JOIN instances i ON i.instance_id = h.instance_id
+		WHERE h.instance_id = ?1 AND h.execution_id = ?2 AND h.event_id >= ?3 ORDER BY h.event_id`
+
 // readHistoryFrom loads the events of one execution after from.event, which
 // must be stored as from.data in incarnation from.incarnation of the
-// instance (errHistoryMoved otherwise). It also returns the instance's
-// incarnation and the stored form of the last event it read.
-func readHistoryFrom(ctx context.Context, q querier, instance string, executionID int64, from resumeAt) (events []provider.Event, incarnation int64, last string, decodeErr error, err error) {
-	rows, err := q.QueryContext(ctx, `
-		SELECT h.event_id, h.event_data, i.incarnation FROM history h
-		JOIN instances i ON i.instance_id = h.instance_id
-		WHERE h.instance_id = ? AND h.execution_id = ? AND h.event_id >= ? ORDER BY h.event_id`, instance, executionID, from.event)
+// instance (errHistoryMoved otherwise).
+func readHistoryFrom(ctx context.Context, q querier, instance string, executionID int64, from resumeAt) (historyRead, error) {
+	var read historyRead
+	rows, err := q.QueryContext(ctx, readHistoryQuery, instance, executionID, from.event)
 	if err != nil {
-		return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
+		return historyRead{}, fmt.Errorf("read history of %q: %w", instance, err)
 	}
 	defer rows.Close()
 	checked := from.event == 0
 	for rows.Next() {
 		var id int64
 		var data string
-		if err := rows.Scan(&id, &data, &incarnation); err != nil {
-			return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
+		var custom sql.NullString
+		if err := rows.Scan(&id, &data, &read.incarnation, &custom); err != nil {
+			return historyRead{}, fmt.Errorf("read history of %q: %w", instance, err)
+		}
+		read.custom = nil
+		if custom.Valid {
+			read.custom = &custom.String
 		}
 		if !checked {
-			if id != from.event || data != from.data || incarnation != from.incarnation {
-				return nil, 0, "", nil, errHistoryMoved
+			if id != from.event || data != from.data || read.incarnation != from.incarnation {
+				return historyRead{}, errHistoryMoved
 			}
 			checked = true
 			continue
 		}
-		last = data
+		read.last = data
 		e, err := provider.DecodeEvent(data)
 		if err != nil {
-			decodeErr = errors.Join(decodeErr, &provider.CorruptDataError{
+			read.decodeErr = errors.Join(read.decodeErr, &provider.CorruptDataError{
 				Instance: instance, What: fmt.Sprintf("history event %d of execution %d", id, executionID), Err: err})
 			continue
 		}
-		events = append(events, e)
+		read.events = append(read.events, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, "", nil, fmt.Errorf("read history of %q: %w", instance, err)
+		return historyRead{}, fmt.Errorf("read history of %q: %w", instance, err)
 	}
 	if !checked {
-		return nil, 0, "", nil, errHistoryMoved
+		return historyRead{}, errHistoryMoved
 	}
-	return events, incarnation, last, decodeErr, nil
+	return read, nil
 }
 
 // FetchInstanceItem implements provider.InstanceFetcher.
