@@ -32,8 +32,9 @@ import (
 // dx_fetch_instance_items, which shares batches with acks, reads the
 // instance lock before it locks anything, so it never waits on an ack in
 // another batch. A caller that finds fewer batches in flight sends one
-// itself (a leader) and, once its own ack is answered, passes the lead to
-// the oldest waiting caller no leader has been passed to.
+// itself (a leader). Once a batch (its own or another leader's) holds its
+// ack, it sends no more and passes the lead to the oldest waiting caller
+// that holds none: leading on would make it wait for others' acks.
 
 // maxCommitBatch bounds how many acks share one transaction.
 const maxCommitBatch = 32
@@ -77,8 +78,11 @@ type commitRequest struct {
 	work commitWork
 	done chan error
 	lead chan struct{} // closed when this caller is to send the next batches
-	// promoted is set when lead is closed, under commitGroup.mu.
-	promoted bool
+	// hasLead is set when its caller is given a lead, by add or by release
+	// (which closes lead), under commitGroup.mu.
+	hasLead bool
+	// taken is set when a leader takes it into a batch, under commitGroup.mu.
+	taken bool
 }
 
 // commitGroup holds the requests waiting for a leader.
@@ -102,29 +106,40 @@ func (g *commitGroup) add(req *commitRequest) (lead bool) {
 		return false
 	}
 	g.leading++
+	// A lead passed to req now would be lost: its caller leads already and
+	// never waits for one.
+	req.hasLead = true
 	return true
 }
 
-// take moves up to maxCommitBatch waiting requests into batch.
-func (g *commitGroup) take(batch []*commitRequest) []*commitRequest {
+// take moves up to maxCommitBatch waiting requests into batch for own's
+// leader, or none once a leader has taken own: own's answer is on its way,
+// and its caller must not wait for a batch of others' acks.
+func (g *commitGroup) take(own *commitRequest, batch []*commitRequest) []*commitRequest {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if own.taken {
+		return batch[:0]
+	}
 	n := min(len(g.pending), maxCommitBatch)
 	batch = append(batch[:0], g.pending[:n]...)
+	for _, req := range batch {
+		req.taken = true
+	}
 	rest := copy(g.pending, g.pending[n:])
 	clear(g.pending[rest:])
 	g.pending = g.pending[:rest]
 	return batch
 }
 
-// release passes the lead to the oldest waiting request not passed one yet,
-// or lets it lapse.
+// release passes the lead to the oldest waiting request whose caller holds
+// none, or lets it lapse.
 func (g *commitGroup) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, req := range g.pending {
-		if !req.promoted {
-			req.promoted = true
+		if !req.hasLead {
+			req.hasLead = true
 			close(req.lead)
 			return
 		}
@@ -152,17 +167,31 @@ func (p *Provider) commit(ctx context.Context, work commitWork) error {
 
 func (p *Provider) commitShared(ctx context.Context, work commitWork) error {
 	req := &commitRequest{ctx: ctx, work: work, done: make(chan error, 1), lead: make(chan struct{})}
-	if !p.commits.add(req) {
-		answered, lead, err := p.commits.wait(req)
-		if answered {
-			if lead {
-				p.commits.release()
-			}
-			return err
-		}
+	return p.commits.run(req, p.sendCountedBatch)
+}
+
+// run queues req and returns its answer, leading batches (sent with send)
+// when the group has fewer leaders than it may.
+func (g *commitGroup) run(req *commitRequest, send func(batch []*commitRequest)) error {
+	if g.add(req) {
+		g.lead(req, send)
+		return <-req.done
 	}
-	p.leadCommits(req)
-	return <-req.done
+	return g.follow(req, send)
+}
+
+// follow waits for queued req's answer, and leads if the lead is passed to it
+// first. That lead ends at once if another leader has taken req meanwhile.
+func (g *commitGroup) follow(req *commitRequest, send func(batch []*commitRequest)) error {
+	answered, lead, err := g.wait(req)
+	if !answered {
+		g.lead(req, send)
+		return <-req.done
+	}
+	if lead {
+		g.release()
+	}
+	return err
 }
 
 // wait waits until req is answered or the lead is passed to it. The leader
@@ -175,29 +204,30 @@ func (g *commitGroup) wait(req *commitRequest) (answered, lead bool, err error) 
 	case err = <-req.done:
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return true, req.promoted, err
+		return true, req.hasLead, err
 	case <-req.lead:
 		return false, true, nil
 	}
 }
 
-// leadCommits sends batches of the waiting requests until own is answered,
-// then passes the lead on.
-func (p *Provider) leadCommits(own *commitRequest) {
-	defer p.commits.release()
+// lead sends batches of the waiting requests until one of its batches or
+// another leader's has taken own, then passes the lead on.
+func (g *commitGroup) lead(own *commitRequest, send func(batch []*commitRequest)) {
+	defer g.release()
 	var batch []*commitRequest
 	for {
-		if batch = p.commits.take(batch); len(batch) == 0 {
+		if batch = g.take(own, batch); len(batch) == 0 {
 			return
 		}
-		p.sendCommitBatch(batch)
-		p.commitBatches.Add(1)
-		if slices.Contains(batch, own) {
-			clear(batch)
-			return
-		}
+		send(batch)
 		clear(batch)
 	}
+}
+
+// sendCountedBatch sends batch and counts it, for tests.
+func (p *Provider) sendCountedBatch(batch []*commitRequest) {
+	p.sendCommitBatch(batch)
+	p.commitBatches.Add(1)
 }
 
 // sendCommitBatch sends batch's requests in one transaction and answers each.
