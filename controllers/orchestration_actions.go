@@ -18,20 +18,30 @@ import (
 )
 
 // start starts the claimed instance, recording this object as its owner.
-// Start is idempotent on the instance ID, so a start repeated after a lost
-// status write does nothing. The input is read from the API server: the
-// cache keeps Orchestrations without it (see cache.go).
+// The owner names the start, so a start repeated after a lost status write
+// is taken by the store for a retry and does nothing. An ID the store finds
+// taken (started by someone else since the claim was checked, or not
+// replaceable under spec.idReusePolicy) gives the claim up and is reported
+// as InstanceIDInUse; the object never mirrors an instance it did not start.
+// The input is read from the API server: the cache keeps Orchestrations
+// without it (see cache.go).
 func (r *OrchestrationReconciler) start(ctx context.Context, o *v1.Orchestration, store *Store) error {
 	id := o.Status.InstanceID
 	input, err := r.readInput(ctx, o)
 	if err != nil {
 		return err
 	}
-	opts := []runtime.StartOption{runtime.StartOwner(ownerOf(o))}
+	opts := []runtime.StartOption{runtime.StartOwner(ownerOf(o)), runtime.StartIDReuse(reusePolicyOf(o))}
 	if o.Spec.Version != "" {
 		opts = append(opts, runtime.StartVersion(o.Spec.Version))
 	}
-	if err := store.Client.Start(ctx, id, o.Spec.Orchestration, rawJSON(input), opts...); err != nil {
+	err = store.Client.Start(ctx, id, o.Spec.Orchestration, rawJSON(input), opts...)
+	var taken *provider.AlreadyExistsError
+	if errors.As(err, &taken) {
+		o.Status.InstanceID, o.Status.InputDigest = "", ""
+		return r.idInUse(o, id, storeHolderOf(taken.Status, taken.Owner, taken.Why), nil)
+	}
+	if err != nil {
 		return fmt.Errorf("start instance %q: %w", id, err)
 	}
 	o.Status.InputDigest = digestOf(input)

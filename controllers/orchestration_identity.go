@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,10 +14,10 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// CondInstanceIDInUse is True while an Orchestration's explicit instance ID
-// belongs to another Orchestration or to an instance already in the store:
-// nothing was started for this object, and its deletion policy touches
-// nothing.
+// CondInstanceIDInUse is True while the instance ID an Orchestration would
+// start belongs to another Orchestration, or to an instance already in the
+// store that spec.idReusePolicy does not let it replace: nothing was started
+// for this object, and its deletion policy touches nothing.
 const CondInstanceIDInUse = "InstanceIDInUse"
 
 // instanceID is the store ID of the Orchestration's instance: the one it
@@ -59,7 +60,7 @@ func (r *OrchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orc
 	if holder, err := r.otherHolder(ctx, o, id); err != nil || holder != "" {
 		return false, r.idInUse(o, id, holder, err)
 	}
-	if holder, err := storeHolder(ctx, store, id); err != nil || holder != "" {
+	if holder, err := storeHolder(ctx, store, id, reusePolicyOf(o)); err != nil || holder != "" {
 		return false, r.idInUse(o, id, holder, err)
 	}
 	o.Status.InstanceID = id
@@ -114,9 +115,16 @@ func olderThan(a, b *v1.Orchestration) bool {
 	return a.UID < b.UID
 }
 
-// storeHolder says what already uses id in the store: an instance (with its
-// owner when one was recorded) or a queued start.
-func storeHolder(ctx context.Context, store *Store, id string) (string, error) {
+// reusePolicyOf is the object's ID-reuse policy as the runtime names it
+// (the same words; the API server allows no others).
+func reusePolicyOf(o *v1.Orchestration) runtime.IDReusePolicy {
+	return runtime.IDReusePolicy(o.Spec.IDReusePolicy)
+}
+
+// storeHolder says what already uses id in the store and may not be
+// replaced under reuse: an instance (with its owner when one was recorded)
+// or a queued start. The store checks again when the instance starts.
+func storeHolder(ctx context.Context, store *Store, id string, reuse runtime.IDReusePolicy) (string, error) {
 	st, err := store.Client.Status(ctx, id)
 	if errors.Is(err, provider.ErrNotFound) {
 		return "", nil
@@ -124,14 +132,52 @@ func storeHolder(ctx context.Context, store *Store, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if replaceable(st, reuse) {
+		return "", nil
+	}
 	if st.Status == runtime.StatusPending {
-		return "a start queued in the store", nil
+		return storeHolderOf("", "", ""), nil
 	}
 	owner, err := store.Client.Owner(ctx, id)
-	if err != nil || owner == "" {
-		return fmt.Sprintf("an instance in the store (%s)", st.Status), nil
+	if err != nil {
+		owner = ""
 	}
-	return fmt.Sprintf("an instance in the store (%s, started by %s)", st.Status, owner), nil
+	why := ""
+	if st.ParentInstance != "" {
+		why = fmt.Sprintf("a sub-orchestration of %q, never replaced", st.ParentInstance)
+	}
+	return storeHolderOf(provider.ExecutionStatus(st.Status), owner, why), nil
+}
+
+// replaceable reports whether a start under reuse would replace the
+// instance st describes: a root instance, finished for AllowFinished.
+func replaceable(st *runtime.Status, reuse runtime.IDReusePolicy) bool {
+	switch {
+	case st.ParentInstance != "":
+		return false
+	case reuse == runtime.IDReuseTerminateRunning:
+		return true
+	case reuse == runtime.IDReuseAllowFinished:
+		return st.Finished()
+	}
+	return false
+}
+
+// storeHolderOf names what holds an ID in the store: a queued start (status
+// ""), or an instance in status, with its owner and why it is not replaced
+// when known.
+func storeHolderOf(status provider.ExecutionStatus, owner, why string) string {
+	if status == "" {
+		return "a start queued in the store"
+	}
+	details := []string{string(status)}
+	if owner != "" {
+		details = append(details, "started by "+owner)
+	}
+	if why != "" {
+		details = append(details, why)
+	}
+	return fmt.Sprintf("an instance in the store (%s)", strings.Join(details, ", "))
 }
 
 // idInUse records the clash; a store error is left to the caller's retry.
@@ -140,7 +186,8 @@ func (r *OrchestrationReconciler) idInUse(o *v1.Orchestration, id, holder string
 		return err
 	}
 	msg := fmt.Sprintf("instance ID %q is used by %s; nothing was started for this object: "+
-		"delete the other user or choose another spec.instanceID (recreate the object)", id, holder)
+		"delete the other user, let spec.idReusePolicy replace an instance in the store, "+
+		"or choose another spec.instanceID (recreate the object)", id, holder)
 	if c := findCondition(o, CondInstanceIDInUse); c == nil || c.Status != metav1.ConditionTrue {
 		r.Recorder.Eventf(o, nil, "Warning", CondInstanceIDInUse, "Start", "%s", msg)
 	}

@@ -18,6 +18,22 @@ const (
 	DeletionOrphan DeletionPolicy = "Orphan"
 )
 
+// IDReusePolicy says what starting the instance does when its instance ID is
+// already taken in the store.
+// +kubebuilder:validation:Enum=Fail;AllowFinished;TerminateRunning
+type IDReusePolicy string
+
+const (
+	// IDReuseFail starts nothing: the object reports InstanceIDInUse.
+	IDReuseFail IDReusePolicy = "Fail"
+	// IDReuseAllowFinished replaces an instance that has finished: it is
+	// deleted with its history and this object's instance starts.
+	IDReuseAllowFinished IDReusePolicy = "AllowFinished"
+	// IDReuseTerminateRunning replaces the instance whatever its state: a
+	// running one is stopped and deleted with its history.
+	IDReuseTerminateRunning IDReusePolicy = "TerminateRunning"
+)
+
 // OrchestrationSpec describes the orchestration instance to run.
 // +kubebuilder:validation:XValidation:rule="has(self.version) == has(oldSelf.version) && (!has(self.version) || self.version == oldSelf.version)",message="version is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.instanceID) == has(oldSelf.instanceID) && (!has(self.instanceID) || self.instanceID == oldSelf.instanceID)",message="instanceID is immutable"
@@ -51,8 +67,9 @@ type OrchestrationSpec struct {
 	// InstanceID is the instance's ID in the store. By default each object
 	// gets its own, "<namespace>/<name>/<uid>", so deleting an Orchestration
 	// and applying the same name again starts a new run. An explicit ID that
-	// another Orchestration or an instance already in the store uses is not
-	// started (condition InstanceIDInUse).
+	// another Orchestration uses, or that an instance already in the store
+	// uses and idReusePolicy does not let it replace, is not started
+	// (condition InstanceIDInUse).
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	InstanceID string `json:"instanceID,omitempty"`
@@ -81,6 +98,16 @@ type OrchestrationSpec struct {
 	// +optional
 	// +kubebuilder:default=Terminate
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// IDReusePolicy says what the start does when an instance in the store
+	// already has the instance ID (one no Orchestration holds): Fail starts
+	// nothing (condition InstanceIDInUse); AllowFinished replaces an instance
+	// that has finished, TerminateRunning any; the replaced instance and its
+	// history are deleted. A sub-orchestration is never replaced. It applies
+	// only until the instance starts.
+	// +optional
+	// +kubebuilder:default=Fail
+	IDReusePolicy IDReusePolicy `json:"idReusePolicy,omitempty"`
 }
 
 // OrchestrationEvent is an external event to raise.

@@ -88,6 +88,7 @@ func TestCreateRefusesBadSpecs(t *testing.T) {
 		{"orchestration without pool", func() client.Object { o := orchestration("no-pool"); o.Spec.WorkerPool = ""; return o }(), "spec.workerPool"},
 		{"orchestration without name", func() client.Object { o := orchestration("no-name"); o.Spec.Orchestration = ""; return o }(), "spec.orchestration"},
 		{"unknown deletion policy", func() client.Object { o := orchestration("bad-policy"); o.Spec.DeletionPolicy = "Delete"; return o }(), "spec.deletionPolicy"},
+		{"unknown ID-reuse policy", func() client.Object { o := orchestration("bad-reuse"); o.Spec.IDReusePolicy = "Sometimes"; return o }(), "spec.idReusePolicy"},
 		{"negative TTL", func() client.Object {
 			o := orchestration("bad-ttl")
 			o.Spec.TTLSecondsAfterFinished = ptr.To[int32](-1)
@@ -150,6 +151,7 @@ func TestUpdateRefusesIdentityChangesAndEventEdits(t *testing.T) {
 		}, ""},
 		{"terminate", func(o *v1.Orchestration) { o.Spec.Terminate = "no longer needed" }, ""},
 		{"change deletion policy", func(o *v1.Orchestration) { o.Spec.DeletionPolicy = v1.DeletionPurge }, ""},
+		{"change ID-reuse policy", func(o *v1.Orchestration) { o.Spec.IDReusePolicy = v1.IDReuseTerminateRunning }, ""},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -179,9 +181,9 @@ func TestDefaults(t *testing.T) {
 	if err := k8s.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if o.Spec.DeletionPolicy != v1.DeletionTerminate || p.Spec.Replicas == nil || *p.Spec.Replicas != 1 ||
+	if o.Spec.DeletionPolicy != v1.DeletionTerminate || o.Spec.IDReusePolicy != v1.IDReuseFail || p.Spec.Replicas == nil || *p.Spec.Replicas != 1 ||
 		p.Spec.Postgres.Schema != "duroxide" || p.Spec.Postgres.SecretRef.Key != "url" {
-		t.Fatalf("defaults: policy %q replicas %v schema %q key %q", o.Spec.DeletionPolicy, p.Spec.Replicas,
+		t.Fatalf("defaults: policy %q reuse %q replicas %v schema %q key %q", o.Spec.DeletionPolicy, o.Spec.IDReusePolicy, p.Spec.Replicas,
 			p.Spec.Postgres.Schema, p.Spec.Postgres.SecretRef.Key)
 	}
 }
