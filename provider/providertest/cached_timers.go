@@ -9,7 +9,8 @@ import (
 
 // The turns FetchOrchestrationItemsCached builds from the cache for the
 // timers a provider's own acks queued: one per instance, delivering every
-// timer of it that fell due; none for a timer a later ack cancelled.
+// timer of it that fell due; one for each timer of an ack; none for a timer
+// a later ack cancelled.
 
 // fetchCachedWhenDue fetches with FetchOrchestrationItemsCached as timers
 // due at due fall due. Its first try, just before, is the look for ready
@@ -82,6 +83,36 @@ func cachedFetchTimersDueTogether(t *testing.T, f Factory) {
 		e.wantEqual(e.depths().Orchestrator+e.depths().Delayed, 0, "messages left")
 		e.fetchNone()
 		return items[0].Cached
+	})
+}
+
+// Each timer an ack queues is noted, not only its earliest: both timers'
+// turns are built from the cache as they fall due.
+func cachedFetchEveryTimerOfAnAck(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.untilCached(func(instance string) bool {
+		e.create(instance)
+		first := time.Now().Add(300 * time.Millisecond)
+		second := first.Add(300 * time.Millisecond)
+		e.turn(instance, func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+			ack.OrchestratorItems = []provider.WorkItem{timerItem(instance, item.ExecutionID, 4, second),
+				timerItem(instance, item.ExecutionID, 3, first)}
+		})
+		cached := true
+		for _, timer := range []struct {
+			id  int64
+			due time.Time
+		}{{3, first}, {4, second}} {
+			items := e.fetchCachedWhenDue(timer.due, time.Second)
+			if len(items) != 1 {
+				t.Fatalf("the fetch at timer %d's due time returned %d turns, want one", timer.id, len(items))
+			}
+			e.wantEqual(messageIDs(items[0].Messages), []int64{timer.id}, "the turn's timers")
+			e.commitFiring(items[0])
+			cached = cached && items[0].Cached
+		}
+		e.fetchNone()
+		return cached
 	})
 }
 

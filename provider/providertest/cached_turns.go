@@ -29,6 +29,7 @@ func cachedTurnCases() []Case {
 		{"CachedFetchDeliversEachTimerOnce", cachedFetchDeliversTimersOnce},
 		{"CachedFetchDeliversTimersDueTogetherInOneTurn", cachedFetchTimersDueTogether},
 		{"CachedFetchForgetsACancelledTimer", cachedFetchForgetsCancelledTimer},
+		{"CachedFetchBuildsATurnForEveryTimerOfAnAck", cachedFetchEveryTimerOfAnAck},
 	}
 }
 

@@ -234,7 +234,7 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 
 // consumeMessages deletes what a cached turn consumes: the activity item
 // leased under workToken, if any, and the visible, untaken messages stored
-// as queued (a timer, or the quiet results delivered with the activity's).
+// as queued (timers, or the quiet results delivered with the activity's).
 func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
 	if workToken != "" {
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)

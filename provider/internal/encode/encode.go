@@ -203,7 +203,7 @@ func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []
 // WakesOthers reports whether the ack queues an orchestrator message that a
 // turn of instance continued in the same commit does not take: one for
 // another instance, or a timer already due at nowMs. Timers due later wake
-// nobody: the provider notes their due time (LaterTimerItem) for its sleeping
+// nobody: the provider notes their due time (wake.Due.Acked) for its sleeping
 // fetchers.
 func (a Ack) WakesOthers(instance string, nowMs int64) bool {
 	for _, it := range a.OrchItems {
@@ -223,21 +223,6 @@ func (a Ack) WakesAny(nowMs int64) bool {
 		}
 	}
 	return false
-}
-
-// LaterTimerItem returns the earliest timer the ack queues that is not due
-// at nowMs, with its stored form; ok is false when there is none.
-func (a Ack) LaterTimerItem(nowMs int64) (Item, bool) {
-	var at *Item
-	for i, it := range a.OrchItems {
-		if it.Item.Kind == provider.WorkTimerFired && it.Item.FireAt > nowMs && (at == nil || it.Item.FireAt < at.Item.FireAt) {
-			at = &a.OrchItems[i]
-		}
-	}
-	if at == nil {
-		return Item{}, false
-	}
-	return *at, true
 }
 
 // QueuedTimers returns the stored forms of the timers a fetched turn

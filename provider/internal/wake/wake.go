@@ -94,8 +94,10 @@ type Due struct {
 	seq   uint64                     // timers noted so far
 }
 
-// maxNotedTimers bounds the instances a Due remembers; timers beyond it are
-// found by the fetchers' general look for ready work.
+// maxNotedTimers bounds the timers a Due remembers. When full, a timer due
+// before the farthest noted one takes its place, and the farthest is found
+// by the fetchers' general look for ready work, as one due after all of
+// them is: far-future timers never crowd out near ones.
 const maxNotedTimers = 4096
 
 // NewDue returns a Due that knows of no timer.
@@ -113,32 +115,35 @@ func (d *Due) NoteTimer(instance string, t time.Time, item string) {
 }
 
 // Acked notes what a committed ack of instance did to its timers, and
-// reports whether it queued one due after nowMs. The earliest of those is
-// noted (the ack woke no fetcher for them); those it cancelled, whose
-// messages its store deleted after queuing its own, are forgotten, so no
-// turn is built for a timer that is gone.
+// reports whether it queued one due after nowMs. Each of those is noted
+// (the ack woke no fetcher for them); those it cancelled, whose messages
+// its store deleted after queuing its own, are forgotten, so no turn is
+// built for a timer that is gone.
 func (d *Due) Acked(instance string, enc encode.Ack, nowMs int64) (later bool) {
-	timer, later := enc.LaterTimerItem(nowMs)
-	if d == nil {
-		return later
-	}
-	if later {
+	for _, timer := range enc.OrchItems {
+		if timer.Item.Kind != provider.WorkTimerFired || timer.Item.FireAt <= nowMs {
+			continue
+		}
+		later = true
 		d.note(DueTimer{at: time.UnixMilli(timer.Item.FireAt), Instance: instance, Item: timer.Data,
 			execution: timer.Item.ExecutionID, id: timer.Item.ID})
 	}
-	d.forget(instance, enc.CancelledTimers)
+	if d != nil {
+		d.forget(instance, enc.CancelledTimers)
+	}
 	return later
 }
 
-// note records t: in the heap when its instance is known and there is room,
-// in the earliest due time always.
+// note records t: in the heap when its instance is known and it is due
+// before the farthest noted timer or there is room (makeRoom), in the
+// earliest due time always.
 func (d *Due) note(t DueTimer) {
 	if d == nil || t.at.IsZero() {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if t.Instance != "" && len(d.timers) < maxNotedTimers {
+	if t.Instance != "" && d.makeRoom(t.at) {
 		d.seq++
 		t.seq = d.seq
 		heap.Push(&d.timers, t)
@@ -152,6 +157,27 @@ func (d *Due) note(t DueTimer) {
 	}
 	d.at = t.at
 	d.sig.Notify()
+}
+
+// makeRoom reports whether a timer due at at can be noted: there is room,
+// or the farthest noted timer is due after at and is forgotten for it. The
+// farthest is a leaf of the heap: finding it walks half of the heap, only
+// when it is full.
+func (d *Due) makeRoom(at time.Time) bool {
+	if len(d.timers) < maxNotedTimers {
+		return true
+	}
+	far := len(d.timers) / 2
+	for i := far + 1; i < len(d.timers); i++ {
+		if d.timers[i].compare(d.timers[far]) > 0 {
+			far = i
+		}
+	}
+	if !d.timers[far].at.After(at) {
+		return false
+	}
+	d.drop(heap.Remove(&d.timers, far).(DueTimer))
+	return true
 }
 
 // forget drops the noted timers of instance that cancelled names.

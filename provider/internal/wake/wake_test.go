@@ -2,6 +2,7 @@ package wake
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -265,5 +266,52 @@ func TestAckedForgetsCancelledTimers(t *testing.T) {
 	due.Acked("c", ackOf(t, []provider.WorkItem{timer("c", 1, 4, at)}, provider.TimerRef{ExecutionID: 1, TimerID: 4}), now.UnixMilli())
 	if len(due.timers) != 0 {
 		t.Fatalf("%d timers noted for a timer queued and cancelled by one ack", len(due.timers))
+	}
+}
+
+// When the notes are full, a timer due before the farthest noted one takes
+// its place (that one is found by a look for ready work when it falls due);
+// one due after every noted timer is not noted. Far-future timers never
+// crowd out near ones.
+func TestFullNotesEvictTheFarthestTimer(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	for i := range maxNotedTimers {
+		due.NoteTimer(fmt.Sprint("far", i), now.Add(time.Hour+time.Duration(i)*time.Millisecond), fmt.Sprint("f", i))
+	}
+	due.NoteTimer("near", now.Add(time.Second), "n1")
+	due.NoteTimer("farthest", now.Add(2*time.Hour), "x1")
+	if len(due.timers) != maxNotedTimers {
+		t.Fatalf("%d timers noted, want the bound, %d", len(due.timers), maxNotedTimers)
+	}
+	if got := items(due.ReadyTimers(now.Add(time.Second), 10)); !slices.Equal(got, []string{"n1"}) {
+		t.Fatalf("at the near timer's due time: %v, want [n1]", got)
+	}
+	all := items(due.ReadyTimers(now.Add(3*time.Hour), 2*maxNotedTimers))
+	evicted := fmt.Sprint("f", maxNotedTimers-1)
+	if len(all) != maxNotedTimers-1 || slices.Contains(all, evicted) || slices.Contains(all, "x1") {
+		t.Fatalf("%d timers handed out later (%v … %v); want all far ones but the farthest, %s, and not x1",
+			len(all), all[:min(2, len(all))], all[max(0, len(all)-2):], evicted)
+	}
+	if len(due.noted) != 0 || len(due.taken) != 0 {
+		t.Fatalf("left behind: %d noted, %d taken", len(due.noted), len(due.taken))
+	}
+}
+
+// Every timer an ack queues that is due later is noted, not only its
+// earliest; one already due is not (it is visible, and woke fetchers).
+func TestAckedNotesEveryLaterTimer(t *testing.T) {
+	due := NewDue()
+	now := time.Now()
+	soon, later := now.Add(time.Second), now.Add(time.Minute)
+	due.Acked("a", ackOf(t, []provider.WorkItem{timer("a", 1, 4, later), timer("a", 1, 2, now), timer("a", 1, 3, soon)}), now.UnixMilli())
+	for _, at := range []time.Time{soon, later} {
+		got := due.ReadyTimers(at, 10)
+		if len(got) != 1 || got[0].at.UnixMilli() != at.UnixMilli() {
+			t.Fatalf("at %v: %+v, want the timer due then", at.Sub(now), got)
+		}
+	}
+	if len(due.timers) != 0 {
+		t.Fatalf("%d timers left noted, want none (the due one was never noted)", len(due.timers))
 	}
 }
