@@ -173,9 +173,12 @@ func startSpread(ctx context.Context, client *runtime.Client, ids []string, d ti
 	return nil
 }
 
+// startRetrying starts id until the store answers. The start names its
+// owner, so a retry of a start whose reply a fault lost is taken for that
+// start rather than refused as a taken ID.
 func startRetrying(ctx context.Context, client *runtime.Client, id string) error {
 	for {
-		err := client.Start(ctx, id, "Chaos", id)
+		err := client.Start(ctx, id, "Chaos", id, runtime.StartOwner("chaos run, start of "+id))
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
