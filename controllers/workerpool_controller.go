@@ -43,6 +43,16 @@ const (
 	CondReady     = "Ready"
 )
 
+// Reasons of a pool's Ready=False that are not the store's.
+const (
+	// ReasonScaledToZero: the pool asks for no workers, so nothing runs its instances.
+	ReasonScaledToZero = "ScaledToZero"
+	// ReasonNoAvailableWorkers: the pool asks for workers, but none is available yet.
+	ReasonNoAvailableWorkers = "NoAvailableWorkers"
+	// ReasonStoreNotChecked: the store has not been checked yet.
+	ReasonStoreNotChecked = "StoreNotChecked"
+)
+
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools/finalizers,verbs=update
@@ -77,7 +87,7 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	before := pool.Status.DeepCopy()
 	setDeploymentStatus(pool, dep)
 	r.setStoreStatus(ctx, pool)
-	setReady(pool)
+	meta.SetStatusCondition(&pool.Status.Conditions, readyCondition(pool, dep.Status.AvailableReplicas))
 	pool.Status.ObservedGeneration = pool.Generation
 	if !equality.Semantic.DeepEqual(before, &pool.Status) {
 		if err := r.Client.Status().Update(ctx, pool); err != nil {
@@ -90,21 +100,29 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	return reconcile.Result{RequeueAfter: r.StatusInterval}, nil
 }
 
-// setReady sums up Available and StoreReachable, so that `kubectl wait
-// --for=condition=Ready workerpool/x` waits for a pool that can run work.
-func setReady(pool *v1.WorkerPool) {
-	ready := metav1.Condition{Type: CondReady, Status: metav1.ConditionTrue, Reason: "Ready",
-		Message: "workers are available and the store is reachable", ObservedGeneration: pool.Generation}
-	for _, typ := range []string{CondAvailable, CondStoreReachable} {
-		if c := meta.FindStatusCondition(pool.Status.Conditions, typ); c == nil || c.Status != metav1.ConditionTrue {
-			ready.Status, ready.Reason = metav1.ConditionFalse, typ+"False"
-			if c != nil {
-				ready.Reason, ready.Message = c.Reason, c.Message
-			}
-			break
-		}
+// readyCondition says whether the pool can run work: at least one worker
+// available and the store reachable. `kubectl wait --for=condition=Ready
+// workerpool/x` waits for it, so a pool scaled to 0 is not Ready, though its
+// Deployment is Available (it has all of its 0 replicas).
+func readyCondition(pool *v1.WorkerPool, available int32) metav1.Condition {
+	want := ptr.Deref(pool.Spec.Replicas, 1)
+	c := metav1.Condition{Type: CondReady, Status: metav1.ConditionFalse, ObservedGeneration: pool.Generation}
+	store := meta.FindStatusCondition(pool.Status.Conditions, CondStoreReachable)
+	switch {
+	case want == 0:
+		c.Reason = ReasonScaledToZero
+		c.Message = fmt.Sprintf("scaled to 0 replicas: no worker runs this pool's instances (kubectl scale workerpool %s --replicas=N)", pool.Name)
+	case available == 0:
+		c.Reason, c.Message = ReasonNoAvailableWorkers, fmt.Sprintf("0 of %d workers available", want)
+	case store == nil:
+		c.Reason, c.Message = ReasonStoreNotChecked, "the store has not been checked yet"
+	case store.Status != metav1.ConditionTrue:
+		c.Reason, c.Message = store.Reason, store.Message
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, "Ready"
+		c.Message = fmt.Sprintf("%d of %d workers available and the store is reachable", available, want)
 	}
-	meta.SetStatusCondition(&pool.Status.Conditions, ready)
+	return c
 }
 
 // setDeploymentStatus copies replica counts and availability from the Deployment.

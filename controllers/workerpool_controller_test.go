@@ -212,8 +212,8 @@ func TestPoolDeletionWaitsForOrchestrationPolicies(t *testing.T) {
 	}
 }
 
-// A pool's Ready condition sums up Available and StoreReachable, so that
-// `kubectl wait --for=condition=Ready workerpool/x` works.
+// A pool is Ready with at least one available worker and its store
+// reachable, so that `kubectl wait --for=condition=Ready workerpool/x` works.
 func TestWorkerPoolReady(t *testing.T) {
 	p := newPool(t)
 	k := types.NamespacedName{Namespace: p.ns, Name: p.name}
@@ -235,6 +235,32 @@ func TestWorkerPoolReady(t *testing.T) {
 	eventually(t, k, &v1.WorkerPool{}, "Ready=True", func(wp *v1.WorkerPool) bool {
 		return meta.IsStatusConditionTrue(wp.Status.Conditions, "Ready")
 	}, show)
+}
+
+// A pool scaled to 0 is not Ready: its Deployment is Available (all of its 0
+// replicas are), but no worker runs its instances, so `kubectl wait
+// --for=condition=Ready` must not return.
+func TestWorkerPoolScaledToZeroIsNotReady(t *testing.T) {
+	p := newPool(t)
+	k := types.NamespacedName{Namespace: p.ns, Name: p.name}
+	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
+	change(t, pool, func() { pool.Spec.Replicas = ptr.To[int32](0) })
+	dep := waitForDeployment(t, p, func(d *appsv1.Deployment) bool { return ptr.Deref(d.Spec.Replicas, -1) == 0 })
+	// envtest runs no Deployment controller: report the scaled-down Deployment as it would.
+	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Conditions: []appsv1.DeploymentCondition{{
+		Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+		LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}}}
+	if err := k8s.Status().Update(t.Context(), dep); err != nil {
+		t.Fatal(err)
+	}
+	got := waitForPool(t, k, func(wp *v1.WorkerPool) bool {
+		return poolCondition(wp, "Available", metav1.ConditionTrue, "") && poolCondition(wp, "StoreReachable", metav1.ConditionTrue, "")
+	})
+	ready := meta.FindStatusCondition(got.Status.Conditions, "Ready")
+	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != "ScaledToZero" {
+		t.Fatalf("pool at 0 replicas: Ready %+v; want False, reason ScaledToZero", ready)
+	}
+	t.Logf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
 }
 
 // A Secret created after its pool is picked up at once (the operator watches

@@ -134,8 +134,9 @@ type WorkerPoolStatus struct {
 	// ObservedGeneration is the generation last acted upon.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions: Ready (workers available and the store reachable: what
-	// `kubectl wait --for=condition=Ready` waits for), Available, StoreReachable.
+	// Conditions: Ready (at least one worker available and the store
+	// reachable: what `kubectl wait --for=condition=Ready` waits for; False
+	// with reason ScaledToZero at 0 replicas), Available, StoreReachable.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
