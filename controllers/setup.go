@@ -25,7 +25,8 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Setup adds both reconcilers, sharing one store client per pool, to mgr.
+// Setup adds both reconcilers, sharing one store client per pool and one
+// Event recorder, to mgr. The recorder stops when ctx ends.
 func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	if cfg.Open == nil {
 		cfg.Open = OpenPostgres
@@ -37,13 +38,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	if err := mgr.Add(stores); err != nil {
 		return nil, fmt.Errorf("add store manager: %w", err)
 	}
+	recorder, err := startEventRecorder(ctx, mgr)
+	if err != nil {
+		return nil, err
+	}
 	orch := &OrchestrationReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Stores: stores,
-		Recorder: mgr.GetEventRecorder("duroxide-operator"), Limits: cfg.Limits, Resync: cfg.Resync}
+		Recorder: recorder, Limits: cfg.Limits, Resync: cfg.Resync}
 	if err := orch.SetupWithManager(ctx, mgr, cfg.OrchestrationConcurrency); err != nil {
 		return nil, fmt.Errorf("set up orchestration controller: %w", err)
 	}
 	pools := &WorkerPoolReconciler{Client: mgr.GetClient(), Stores: stores,
-		Recorder: mgr.GetEventRecorder("duroxide-operator"), StatusInterval: cfg.PoolStatusInterval, PodDefaults: cfg.PodDefaults}
+		Recorder: recorder, StatusInterval: cfg.PoolStatusInterval, PodDefaults: cfg.PodDefaults}
 	if err := pools.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool controller: %w", err)
 	}
