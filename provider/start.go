@@ -22,8 +22,8 @@ const (
 	// too; anything else is refused as with IDReuseFail.
 	IDReuseAllowFinished IDReusePolicy = "AllowFinished"
 	// IDReuseTerminateRunning replaces the instance whatever its state: a
-	// running one (or a queued start) is deleted with its running
-	// sub-orchestrations, whose in-flight turns and activities then fail to
+	// running one (or a queued start) is deleted with its
+	// sub-orchestrations, whose turns and activities in flight then fail to
 	// commit. No Terminated status is recorded: the history goes with it.
 	IDReuseTerminateRunning IDReusePolicy = "TerminateRunning"
 )

@@ -648,45 +648,18 @@ BEGIN
 END;
 $$;
 
--- A client's start (provider.StartInstance): queues the start, then its
--- events, when no instance has the ID and no start of it is queued; does
--- nothing for a retry of the start that holds the ID (the same owner);
--- replaces what holds it when the ID-reuse policy allows; raises DX009
--- otherwise, its DETAIL a JSON object with the holder's status ('' for a
--- queued start), owner and why the policy could not replace it. The
--- instance's advisory lock, which dx_lock_new_instance takes too, makes two
--- starts of one ID take turns, and every statement after it reads a new
--- snapshot, so the second sees what the first committed. One statement
--- reads the instance and its queued start: the ack that consumes a start
--- creates the instance in the same commit. A start that may replace
--- deletes the lock row before it reads: a turn in flight then fails to
--- commit (an ack committing now is waited for, and read) instead of creating
--- the instance behind the check. A refusal raises, which undoes that.
+-- What holds an instance ID a start names: the instance, or else its queued
+-- start, read in one statement (the ack that consumes a start creates the
+-- instance in the same commit), with the owner it recorded. A live lock on
+-- an ID with nothing queued is a direct start earlier in the caller's commit
+-- batch, whose ack creates the instance later in it: a queued start too.
 
-CREATE FUNCTION dx_start_instance(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT)
-RETURNS VOID LANGUAGE plpgsql AS $$
-DECLARE
-    v_exists  BOOLEAN;
-    v_queued  BOOLEAN;
-    v_status  TEXT;
-    v_parent  TEXT;
-    v_owner   TEXT;
-    v_running TEXT[];
-    v_why     TEXT;
-    v_ids     TEXT[];
-BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance));
-    IF p_reuse <> 'Fail' THEN
-        DELETE FROM instance_locks l WHERE l.instance_id = p_instance;
-    END IF;
-    SELECT s.instance_id IS NOT NULL,
-           s.instance_id IS NULL AND (q.owner_of IS NOT NULL OR d.direct),
+CREATE FUNCTION dx_id_holder(p_instance TEXT)
+RETURNS TABLE (held BOOLEAN, instance BOOLEAN, status TEXT, parent TEXT, owner TEXT) LANGUAGE sql STABLE AS $$
+    SELECT s.instance_id IS NOT NULL OR q.owner_of IS NOT NULL OR d.direct, s.instance_id IS NOT NULL,
            COALESCE(s.status, ''), s.parent_instance_id,
            CASE WHEN s.instance_id IS NOT NULL THEN s.owner ELSE q.owner END
-      INTO v_exists, v_queued, v_status, v_parent, v_owner
     FROM (SELECT 1) one
-    -- A live lock on an ID with nothing queued is a direct start earlier in
-    -- this commit batch, whose ack creates the instance later in it.
     CROSS JOIN LATERAL (
         SELECT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = p_instance AND l.locked_until > now())
            AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = p_instance) AS direct) d
@@ -701,20 +674,49 @@ BEGIN
     LEFT JOIN LATERAL (
         SELECT q.instance_id AS owner_of, q.work_item::jsonb ->> 'owner' AS owner FROM orchestrator_queue q
         WHERE q.instance_id = p_instance AND (q.work_item::jsonb ->> 'kind') = 'StartOrchestration'
-        ORDER BY q.id LIMIT 1) q ON true;
-    IF v_exists OR v_queued THEN
-        IF p_owner <> '' AND v_owner IS NOT DISTINCT FROM p_owner THEN
-            RETURN; -- a retry of the start that holds the ID
-        END IF;
+        ORDER BY q.id LIMIT 1) q ON true
+$$;
+
+-- A client's start (provider.StartInstance): queues the start, then its
+-- events, when nothing holds the ID; does nothing for a retry of the start
+-- that holds it (the same owner); replaces what holds it when the ID-reuse
+-- policy allows; raises DX009 otherwise, its DETAIL a JSON object with the
+-- holder's status ('' for a queued start), owner and why the policy could
+-- not replace it. The instance's advisory lock, which dx_lock_new_instance
+-- takes too, makes two starts of one ID take turns, and every statement
+-- after it reads a new snapshot, so the second sees what the first
+-- committed. Before it replaces, a start deletes the lock row and reads
+-- again: a turn in flight then fails to commit (an ack committing now is
+-- waited for, and read) instead of writing behind the check. A refusal
+-- raises, which undoes that; a retry returns before it.
+
+CREATE FUNCTION dx_start_instance(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+    v_holder  RECORD;
+    v_running TEXT[];
+    v_why     TEXT;
+    v_ids     TEXT[];
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '/' || p_instance));
+    SELECT * INTO v_holder FROM dx_id_holder(p_instance);
+    IF v_holder.held AND p_owner <> '' AND v_holder.owner IS NOT DISTINCT FROM p_owner THEN
+        RETURN; -- a retry of the start that holds the ID
+    END IF;
+    IF v_holder.held AND p_reuse <> 'Fail' THEN
+        DELETE FROM instance_locks l WHERE l.instance_id = p_instance;
+        SELECT * INTO v_holder FROM dx_id_holder(p_instance);
+    END IF;
+    IF v_holder.held THEN
         v_ids := ARRAY[p_instance];
-        IF v_exists THEN
+        IF v_holder.instance THEN
             SELECT array_agg(d.instance_id) INTO v_ids FROM dx_descendants(p_instance) d;
         END IF;
         IF p_reuse = 'Fail' THEN
             v_why := '';
-        ELSIF v_parent IS NOT NULL THEN
-            v_why := format('a sub-orchestration of "%s", never replaced', v_parent);
-        ELSIF p_reuse = 'AllowFinished' AND v_status NOT IN ('Completed', 'Failed', 'Terminated') THEN
+        ELSIF v_holder.parent IS NOT NULL THEN
+            v_why := format('a sub-orchestration of "%s", never replaced', v_holder.parent);
+        ELSIF p_reuse = 'AllowFinished' AND v_holder.status NOT IN ('Completed', 'Failed', 'Terminated') THEN
             v_why := '';
         ELSIF p_reuse = 'AllowFinished' THEN
             SELECT array_agg(i.instance_id ORDER BY i.instance_id) INTO v_running
@@ -726,7 +728,7 @@ BEGIN
         END IF;
         IF v_why IS NOT NULL THEN
             RAISE EXCEPTION 'instance % already exists', p_instance USING ERRCODE = 'DX009',
-                DETAIL = json_build_object('status', v_status, 'owner', COALESCE(v_owner, ''), 'why', v_why)::text;
+                DETAIL = json_build_object('status', v_holder.status, 'owner', COALESCE(v_holder.owner, ''), 'why', v_why)::text;
         END IF;
         DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
         DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);

@@ -18,6 +18,7 @@ func startCases() []Case {
 		{"StartOfQueuedIDRefused", startOfQueuedIDRefused},
 		{"StartOfExistingIDRefused", startOfExistingIDRefused},
 		{"RetryWithSameOwnerQueuesNothing", retryWithSameOwner},
+		{"RetryLeavesTheTurnInFlight", retryLeavesTurnInFlight},
 		{"AllowFinishedReplacesFinishedInstance", allowFinishedReplacesFinished},
 		{"AllowFinishedRefusesRunningInstance", allowFinishedRefusesRunning},
 		{"AllowFinishedRefusesWhileChildRuns", allowFinishedRefusesWhileChildRuns},
@@ -109,6 +110,23 @@ func retryWithSameOwner(t *testing.T, f Factory) {
 	e.wantEqual(len(e.history("a")), 3, "a's history, kept")
 	taken = e.wantTaken(e.start(theirs, provider.IDReuseFail), provider.StatusCompleted, "", "another owner's start")
 	e.wantEqual(taken.Error(), "instance already exists (Completed; started by me)", "the error")
+}
+
+// retryLeavesTurnInFlight: a retry under a policy that could replace the
+// instance touches nothing; the turn a dispatcher is running still commits.
+func retryLeavesTurnInFlight(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	mine := startItem("a")
+	mine.Owner = "me"
+	e.must(e.start(mine, ""), "start a")
+	first := e.fetch()
+	e.must(e.start(mine, provider.IDReuseTerminateRunning), "retry a's start during its first turn")
+	e.ack(first, ownedFirstTurn(first))
+	e.enqueue(externalItem("a", "x"))
+	next := e.fetch()
+	e.must(e.start(mine, provider.IDReuseTerminateRunning), "retry a's start during a turn")
+	e.ack(next, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(next, 1, provider.EventExternalRaised)}})
+	e.wantEqual(len(e.history("a")), 2, "a's history")
 }
 
 func allowFinishedReplacesFinished(t *testing.T, f Factory) {
