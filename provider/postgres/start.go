@@ -16,7 +16,7 @@ import (
 // and its events, in one transaction that no other start of the ID
 // interleaves.
 func (p *Provider) StartInstance(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
-	const op = "start instance"
+	const op = "start"
 	enc, err := encode.EncodeStart(op, start, events, reuse)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (p *Provider) StartInstance(ctx context.Context, start provider.WorkItem, e
 // StartInstanceFetching implements provider.EagerStarter: the start and the
 // fetch of its instance in one batch (one transaction).
 func (p *Provider) StartInstanceFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	const op = "start instance"
+	const op = "start"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
