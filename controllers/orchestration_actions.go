@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,21 +100,9 @@ func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchest
 		o.Status.RaisedEvents = append(o.Status.RaisedEvents, key)
 	}
 	o.Status.EventsRaised = int32(len(o.Status.RaisedEvents))
-	if len(undelivered) > 0 {
-		if c := findCondition(o, CondEventsDelivered); c != nil && c.Status == metav1.ConditionFalse {
-			before := strings.TrimSuffix(strings.TrimPrefix(c.Message, undeliveredPrefix), undeliveredSuffix)
-			undelivered = append([]string{before}, undelivered...)
-		}
-		setCondition(o, CondEventsDelivered, metav1.ConditionFalse, ReasonInstanceFinished,
-			undeliveredPrefix+strings.Join(undelivered, ", ")+undeliveredSuffix)
-	}
+	markUndelivered(o, undelivered)
 	return nil
 }
-
-const (
-	undeliveredPrefix = "not delivered: "
-	undeliveredSuffix = " (the instance had finished or was gone when they were added)"
-)
 
 func undeliveredWhy(err error) string {
 	if errors.Is(err, provider.ErrNotFound) {

@@ -147,6 +147,10 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	}
+	if err := r.reportUnconsumedEvents(ctx, o, store, view); err != nil {
+		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
+	}
 	setCondition(o, CondStoreReachable, metav1.ConditionTrue, "Connected", "the pool's store is reachable")
 	r.mirror(o, view)
 	o.Status.ObservedGeneration = o.Generation
