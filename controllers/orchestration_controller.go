@@ -187,7 +187,9 @@ func (r *OrchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, 
 	return false, r.terminate(ctx, o, store)
 }
 
-// storeFor resolves the Orchestration's pool and returns its store.
+// storeFor resolves the Orchestration's pool and returns its store. The pool
+// and its Secret are held first: the deletion policy of an instance started
+// with this store needs both.
 func (r *OrchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestration) (*Store, error) {
 	pool := &v1.WorkerPool{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}, pool); err != nil {
@@ -198,6 +200,9 @@ func (r *OrchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestrat
 		return nil, fmt.Errorf("get WorkerPool %q: %w", o.Spec.WorkerPool, err)
 	}
 	if err := ensurePoolFinalizer(ctx, r.Client, pool); err != nil {
+		return nil, err
+	}
+	if err := holdSecret(ctx, r.Client, pool); err != nil {
 		return nil, err
 	}
 	return r.Stores.ForPool(ctx, pool)

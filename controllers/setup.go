@@ -25,8 +25,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Setup adds both reconcilers, sharing one store client per pool and one
-// Event recorder, to mgr. The recorder stops when ctx ends.
+// Setup adds the reconcilers (Orchestrations, WorkerPools, and the Secrets
+// pools use), sharing one store client per pool and one Event recorder, to
+// mgr. The recorder stops when ctx ends.
 func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	if cfg.Open == nil {
 		cfg.Open = OpenPostgres
@@ -51,6 +52,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 		Recorder: recorder, StatusInterval: cfg.PoolStatusInterval, PodDefaults: cfg.PodDefaults}
 	if err := pools.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool controller: %w", err)
+	}
+	secrets := &PoolSecretReconciler{Client: mgr.GetClient(), Recorder: recorder}
+	if err := secrets.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("set up workerpool secret controller: %w", err)
 	}
 	return stores, nil
 }

@@ -77,6 +77,9 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := ensurePoolFinalizer(ctx, r.Client, pool); err != nil {
 		return reconcile.Result{}, err
 	}
+	if err := holdSecret(ctx, r.Client, pool); err != nil {
+		return reconcile.Result{}, err
+	}
 	if err := r.Client.Apply(ctx, desiredDeployment(pool, r.PodDefaults), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("apply deployment: %w", err)
 	}

@@ -37,8 +37,8 @@ func (r *WorkerPoolReconciler) finalize(ctx context.Context, pool *v1.WorkerPool
 		return reconcile.Result{}, fmt.Errorf("list Orchestrations of pool: %w", err)
 	}
 	if n := len(list.Items); n > 0 {
-		msg := fmt.Sprintf("deletion waits for %d Orchestrations using this pool (%s) to be deleted and their deletion policies applied",
-			n, list.Items[0].Name)
+		msg := fmt.Sprintf("deletion waits for %d Orchestrations using this pool (%s) to be deleted and their deletion policies applied; "+
+			"Secret %q, which they need to reach the store, stays until this pool is gone", n, list.Items[0].Name, pool.Spec.Postgres.SecretRef.Name)
 		if c := meta.FindStatusCondition(pool.Status.Conditions, CondReady); c == nil || c.Reason != "Deleting" {
 			r.Recorder.Eventf(pool, nil, "Normal", "Deleting", "Delete", "%s", msg)
 			meta.SetStatusCondition(&pool.Status.Conditions, metav1.Condition{Type: CondReady, Status: metav1.ConditionFalse,
