@@ -111,6 +111,7 @@ func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orches
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
 		if !fresh.DeletionTimestamp.IsZero() {
+			keepStartOf(o, fresh)
 			return r.finalize(ctx, fresh)
 		}
 		o = fresh

@@ -51,49 +51,97 @@ func (r *OrchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestrat
 // positive retry means: not done yet, ask again then.
 func (r *OrchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1.Orchestration) (retry time.Duration, err error) {
 	policy := o.Spec.DeletionPolicy
-	if policy == v1.DeletionOrphan || o.Status.InstanceID == "" {
+	id, claimed := deletionTarget(o)
+	if policy == v1.DeletionOrphan || id == "" {
 		return 0, nil
 	}
 	store, err := r.storeFor(ctx, o)
-	if se, ok := isStoreError(err); ok && se.Reason == ReasonPoolNotFound {
-		// Without its pool there is no store to act on; holding the object
+	if se, ok := isStoreError(err); ok && (se.Reason == ReasonPoolNotFound || !claimed && se.Reason != ReasonStoreUnreachable) {
+		// Without its pool (or, for an object that recorded no start, a
+		// usable Secret) there is no store to act on; holding the object
 		// forever would help nobody.
-		r.Recorder.Eventf(o, nil, "Warning", ReasonPoolNotFound, "Delete",
-			"deletion policy %s not applied: %s", policy, se.Error())
+		if claimed {
+			r.Recorder.Eventf(o, nil, "Warning", ReasonPoolNotFound, "Delete",
+				"deletion policy %s not applied: %s", policy, se.Error())
+		}
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	id := o.Status.InstanceID
 	switch policy {
 	case v1.DeletionPurge:
-		return r.purge(ctx, o, store)
+		return r.purge(ctx, o, store, id)
 	default:
-		if finished(o.Status.Phase) {
-			return 0, nil
-		}
-		err := r.endInstance(ctx, o, store)
-		if errors.Is(err, provider.ErrInstanceFinished) || errors.Is(err, provider.ErrNotFound) {
-			return 0, nil // ended or gone already: nothing to terminate
-		}
-		if errors.Is(err, runtime.ErrTurnInProgress) {
-			return time.Second, nil // a worker's turn holds it: try again once it is done
-		}
-		if err != nil {
-			return 0, fmt.Errorf("terminate instance %q: %w", id, err)
-		}
-		r.Recorder.Eventf(o, nil, "Normal", "Terminated", "Delete", "terminated instance %q (deletion policy Terminate)", id)
+		return r.terminateForDeletion(ctx, o, store, id)
+	}
+}
+
+// deletionTarget is the instance the deletion policy acts on ("" for none)
+// and whether the object's status recorded it. An object with the default
+// ID that recorded none may still have started it: the start's status write
+// can lose to the delete. That ID is the object's alone, so the policy acts
+// on it unless the store refused it to this object. An explicit ID is
+// claimed in status before anything starts, so an unclaimed one started
+// nothing.
+func deletionTarget(o *v1.Orchestration) (id string, claimed bool) {
+	if o.Status.InstanceID != "" {
+		return o.Status.InstanceID, true
+	}
+	if o.Spec.InstanceID != "" || isTrue(o, CondInstanceIDInUse) {
+		return "", false
+	}
+	return wantedInstanceID(o), false
+}
+
+func isTrue(o *v1.Orchestration, typ string) bool {
+	c := findCondition(o, typ)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+// keepStartOf carries what a reconcile did to the object (its claim, or the
+// store's refusal) into a fresh copy that is being deleted: that reconcile's
+// status write lost to the delete, and the deletion policy must act on what
+// it started.
+func keepStartOf(did, fresh *v1.Orchestration) {
+	if fresh.Status.InstanceID != "" {
+		return
+	}
+	fresh.Status.InstanceID = did.Status.InstanceID
+	if fresh.Status.Phase == "" {
+		fresh.Status.Phase = did.Status.Phase
+	}
+	if c := findCondition(did, CondInstanceIDInUse); c != nil {
+		setCondition(fresh, c.Type, c.Status, c.Reason, c.Message)
+	}
+}
+
+// terminateForDeletion applies the Terminate policy to a running instance,
+// or to a start still queued (a worker runs it, then the terminate).
+func (r *OrchestrationReconciler) terminateForDeletion(ctx context.Context, o *v1.Orchestration, store *Store, id string) (time.Duration, error) {
+	if finished(o.Status.Phase) {
 		return 0, nil
 	}
+	err := r.endInstance(ctx, o, store, id)
+	if errors.Is(err, provider.ErrInstanceFinished) || errors.Is(err, provider.ErrNotFound) {
+		return 0, nil // ended, gone or never started: nothing to terminate
+	}
+	if errors.Is(err, runtime.ErrTurnInProgress) {
+		return time.Second, nil // a worker's turn holds it: try again once it is done
+	}
+	if err != nil {
+		return 0, fmt.Errorf("terminate instance %q: %w", id, err)
+	}
+	r.Recorder.Eventf(o, nil, "Normal", "Terminated", "Delete", "terminated instance %q (deletion policy Terminate)", id)
+	return 0, nil
 }
 
 // endInstance terminates the instance for the object's deletion. When no
 // worker will run the terminating turn (the pool is being deleted, as in a
 // namespace deletion, or none is live), the operator runs it and the store
 // records the end at once; otherwise a worker applies the message.
-func (r *OrchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchestration, store *Store) error {
-	id, reason := o.Status.InstanceID, "Orchestration "+o.Namespace+"/"+o.Name+" deleted"
+func (r *OrchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchestration, store *Store, id string) error {
+	reason := "Orchestration " + o.Namespace + "/" + o.Name + " deleted"
 	if !r.workersWillCome(ctx, o, store) {
 		return store.Client.TerminateNow(ctx, id, reason)
 	}
@@ -116,11 +164,10 @@ func (r *OrchestrationReconciler) workersWillCome(ctx context.Context, o *v1.Orc
 // first when running. An instance whose first turn has not run yet does not
 // exist to delete: it is terminated, and the purge waits until a worker has
 // recorded it, lest its queued start create it after the delete.
-func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration, store *Store) (time.Duration, error) {
-	id := o.Status.InstanceID
+func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration, store *Store, id string) (time.Duration, error) {
 	res, err := store.Client.Delete(ctx, id, true)
 	if errors.Is(err, provider.ErrNotFound) {
-		if o.Status.Phase != v1.PhasePending {
+		if o.Status.Phase != v1.PhasePending && o.Status.Phase != "" {
 			return 0, nil // seen in the store before, gone now: purged already
 		}
 		// Only a queued start: record the instance as terminated (the
