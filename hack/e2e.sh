@@ -76,6 +76,18 @@ out=$(k get orchestration decide-later -o jsonpath='{.status.output}')
 [ "$out" = '"decide-later: approved by e2e"' ] || fail "event: output $out"
 echo "decide-later output=$out"
 
+step "two approvals patched at once: the one the instance never took is reported not delivered"
+approval decide-twice
+k patch orchestration decide-twice --type=json -p '[{"op":"add","path":"/spec/events","value":[
+  {"name":"approval","key":"approval-1","data":{"approved":true,"by":"first"}},
+  {"name":"approval","key":"approval-2","data":{"approved":false,"by":"second"}}]}]'
+k wait --for=condition=Succeeded orchestration/decide-twice --timeout=120s >/dev/null
+k wait --for=condition=EventsDelivered=False orchestration/decide-twice --timeout=30s >/dev/null ||
+  fail "decide-twice took one approval, yet says both were delivered: $(k get orchestration decide-twice -o jsonpath='{.status}')"
+msg=$(k get orchestration decide-twice -o jsonpath='{.status.conditions[?(@.type=="EventsDelivered")].message}')
+echo "decide-twice output=$(k get orchestration decide-twice -o jsonpath='{.status.output}') EventsDelivered: $msg"
+case "$msg" in *approval-1*) fail "the approval taken is reported not delivered: $msg" ;; *approval-2*) ;; *) fail "EventsDelivered: $msg" ;; esac
+
 step "terminate with kubectl patch"
 approval stop-me
 k patch orchestration stop-me --type=merge -p '{"spec":{"terminate":"stopped by e2e"}}'
@@ -177,6 +189,40 @@ for policy in Terminate Purge Orphan; do
   echo "$policy: object deleted, instance in the store: $s"
   case "$policy:$s" in Terminate:Terminated | Purge:absent | Orphan:Running) ;; *) fail "$policy left the instance $s" ;; esac
 done
+
+step "10 Orchestrations applied and deleted at once during a burst of 300: no instance outlives its object"
+for i in $(seq -w 1 300); do
+  printf -- '---\napiVersion: duroxide.io/v1alpha1\nkind: Orchestration\nmetadata: {name: burst-%s, labels: {e2e: burst}}\n' "$i"
+  printf 'spec: {workerPool: samples, orchestration: Hello, input: "b%s"}\n' "$i"
+done | k apply -f - >/dev/null &
+burst=$!
+flashes=()
+for i in $(seq -w 1 10); do
+  id=$(cat <<EOT | k apply -f - -o jsonpath='{.metadata.namespace}/{.metadata.name}/{.metadata.uid}'
+apiVersion: duroxide.io/v1alpha1
+kind: Orchestration
+metadata: {name: flash-$i}
+spec: {workerPool: samples, orchestration: Approval, input: {item: flash-$i, timeout: 600000000000}}
+EOT
+  )
+  k delete orchestration "flash-$i" --wait=false >/dev/null
+  flashes+=("$id")
+done
+wait "$burst" || fail "the burst's apply failed"
+for i in $(seq -w 1 10); do k wait --for=delete "orchestration/flash-$i" --timeout=120s >/dev/null 2>&1 || true; done
+leaked=0
+for id in "${flashes[@]}"; do
+  k get orchestration "$(echo "$id" | cut -d/ -f2)" >/dev/null 2>&1 && fail "$id: its object was not deleted"
+  for _ in $(seq 1 50); do
+    s=$(state "$id")
+    case "$s" in Terminated | absent) break ;; esac
+    sleep 0.2
+  done
+  case "$s" in Terminated | absent) ;; *) echo "$id: $s without an object"; leaked=$((leaked + 1)) ;; esac
+done
+echo "10 objects applied and deleted: $leaked instances left running"
+[ "$leaked" = 0 ] || fail "$leaked instances outlived their objects (deletion policy Terminate not applied)"
+k delete orchestration -l e2e=burst --timeout=180s >/dev/null
 
 step "operator log: no request refused by RBAC"
 # An Event for an object of a namespace being deleted is refused as forbidden too: not RBAC.
