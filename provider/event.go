@@ -23,7 +23,9 @@ const (
 	EventOrchestrationChained        EventKind = "OrchestrationChained"
 	EventCustomStatusSet             EventKind = "CustomStatusSet"
 	// EventCancelRequested records that the orchestration gave up on the
-	// decision SourceID (a Select loser, Future.Cancel, a cancelled scope).
+	// decision SourceID (a Select loser, Future.Cancel, a cancelled scope),
+	// or that its execution ended with that decision still outstanding (just
+	// before the end event).
 	EventCancelRequested EventKind = "CancelRequested"
 	// EventOrchestrationCancelRequested records a graceful cancellation
 	// (Client.Cancel) delivered to the orchestration.
