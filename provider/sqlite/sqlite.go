@@ -187,8 +187,11 @@ func (p *Provider) Path() string { return p.path }
 func (p *Provider) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
+		// The queue stops before anything sees the store closed: a writer
+		// waiting then is refused, never run after Close began.
+		p.writes.stop()
 		close(p.closed)
-		p.writes.stop() // the transaction under way commits or fails first
+		p.writes.waitLeader() // the transaction under way commits or fails first
 		p.stmts.close()
 		err = p.db.Close()
 	})

@@ -99,14 +99,16 @@ func (q *writeQueue) release() (refused []*writeRequest) {
 	return refused
 }
 
-// stop refuses every later request and waits for the leader, which answers
-// the ones still waiting with ErrClosed.
+// stop refuses every later request and every waiting one: the leader
+// answers those with ErrClosed once its own batch is done (waitLeader).
 func (q *writeQueue) stop() {
 	q.mu.Lock()
 	q.stopped = true
 	q.mu.Unlock()
-	q.leaders.Wait()
 }
+
+// waitLeader waits until no caller leads.
+func (q *writeQueue) waitLeader() { q.leaders.Wait() }
 
 func (q *writeQueue) len() int {
 	q.mu.Lock()
