@@ -21,14 +21,7 @@ import (
 // as a WorkerPool's pods would.
 
 func TestCLIOnSQLite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	startWorkers(t, p)
-	exerciseCLI(t, []string{"--store", path})
+	exerciseCLI(t, sqliteWithWorkers(t))
 }
 
 func TestCLIOnPostgres(t *testing.T) {
@@ -37,6 +30,20 @@ func TestCLIOnPostgres(t *testing.T) {
 	// The connection string comes from the environment, as the docs advise.
 	t.Setenv(envStore, pgtest.URL(t))
 	exerciseCLI(t, []string{"--schema", p.Schema()})
+}
+
+// sqliteWithWorkers opens a SQLite store in a temp dir with the sample
+// workers on it and returns the CLI's --store arguments for it.
+func sqliteWithWorkers(t *testing.T) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "store.db")
+	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	startWorkers(t, p)
+	return []string{"--store", path}
 }
 
 func startWorkers(t *testing.T, p provider.Provider) {

@@ -64,14 +64,7 @@ func replayCLI(t *testing.T, reg *runtime.Registry, stdin string, args ...string
 // reports the first mismatch against a changed one: from a store and from
 // `duroxide history -o json` output.
 func TestReplayCommand(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	startWorkers(t, p)
-	store := []string{"--store", path}
+	store := sqliteWithWorkers(t)
 	if r := cliWith(t, store, "start", "Chain", "--id", "chain-1", "--input", `"abc"`, "--wait", "1m"); r.code != 0 {
 		t.Fatalf("start: %d %s%s", r.code, r.stdout, r.stderr)
 	}

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/duroxide/duroxide-go/provider/sqlite"
 )
 
 // TestCLIStartOfATakenID: starting an ID that a completed instance holds
@@ -13,14 +10,7 @@ import (
 // --id-reuse allow-finished replaces the completed instance, a running one
 // only with terminate-running; --owner makes a repeated start a retry.
 func TestCLIStartOfATakenID(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	p, err := sqlite.Open(t.Context(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	startWorkers(t, p)
-	store := []string{"--store", path}
+	store := sqliteWithWorkers(t)
 	mustRun := func(args ...string) string {
 		t.Helper()
 		r := cliWith(t, store, args...)

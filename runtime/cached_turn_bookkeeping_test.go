@@ -35,7 +35,7 @@ func queueUndecodable(t *testing.T, store testStore, instance string) {
 	}
 }
 
-// settled waits until no message or activity of the store is queued.
+// settledQueues waits until no message or activity of the store is queued.
 func settledQueues(t *testing.T, store testStore) {
 	t.Helper()
 	settle(func() bool {
