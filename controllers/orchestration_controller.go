@@ -37,7 +37,8 @@ type OrchestrationReconciler struct {
 	// report, the fallback for a missed one (default 30s).
 	Resync time.Duration
 
-	changes chan event.TypedGenericEvent[*v1.Orchestration]
+	changes    chan event.TypedGenericEvent[*v1.Orchestration]
+	tombstones tombstones
 }
 
 // StatusLimits bound what is copied from the store into an object's status,
@@ -71,6 +72,9 @@ func (l StatusLimits) withDefaults() StatusLimits {
 
 // Reconcile brings one Orchestration's instance and status in line.
 func (r *OrchestrationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if res, done, err := r.buryTombstone(ctx, req); !done {
+		return res, err
+	}
 	o := &v1.Orchestration{}
 	if err := r.Client.Get(ctx, req.NamespacedName, o); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)

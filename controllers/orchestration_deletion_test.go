@@ -1,13 +1,19 @@
 package controllers_test
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/controllers"
 	"github.com/duroxide/duroxide-go/provider"
 	dxruntime "github.com/duroxide/duroxide-go/runtime"
 )
@@ -64,5 +70,57 @@ func settled(t *testing.T, p *testPool, id string) *dxruntime.Status {
 			return st
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// An Orchestration that leaves the API server with the finalizer still on
+// it, as a delete racing the patch that adds the finalizer can make it
+// (kubernetes/kubernetes#77988, seen under load in
+// TestAppliedAndDeletedAtOnceLeaksNothing), still has its deletion policy
+// applied: the object is removed from etcd directly, as that race ends.
+func TestFinalizerBypassedStillAppliesDeletionPolicy(t *testing.T) {
+	p := newPool(t)
+	terminate := p.orchestration("bypassed-terminate", "Tally", []string{"never"})
+	purge := p.orchestration("bypassed-purge", "Tally", []string{"never"})
+	purge.Spec.DeletionPolicy = v1.DeletionPurge
+	for _, o := range []*v1.Orchestration{terminate, purge} {
+		create(t, o)
+		o = waitFor(t, key(o), "Running", phaseIs(v1.PhaseRunning))
+		if !slices.Contains(o.Finalizers, controllers.Finalizer) {
+			t.Fatalf("%s: finalizers %v", o.Name, o.Finalizers)
+		}
+		removeFromEtcd(t, o)
+		waitGone(t, o)
+	}
+	id := terminate.Namespace + "/" + terminate.Name + "/" + string(terminate.UID)
+	if st := settled(t, p, id); st == nil || st.Status != dxruntime.StatusTerminated {
+		t.Errorf("instance of %s: %+v, want Terminated", terminate.Name, st)
+	}
+	id = purge.Namespace + "/" + purge.Name + "/" + string(purge.UID)
+	if st := settled(t, p, id); st != nil {
+		t.Errorf("instance of %s: %s, want purged", purge.Name, st.Status)
+	}
+}
+
+// removeFromEtcd deletes an object's key from etcd, past the API server and
+// its finalizers, through etcd's JSON gateway.
+func removeFromEtcd(t *testing.T, o *v1.Orchestration) {
+	t.Helper()
+	key := "/registry/duroxide.io/orchestrations/" + o.Namespace + "/" + o.Name
+	body, err := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := testEnv.ControlPlane.Etcd.URL.String() + "/v3/kv/deleterange"
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("delete %s from etcd: %v", key, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var out struct {
+		Deleted string `json:"deleted"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.Deleted != "1" {
+		t.Fatalf("delete %s from etcd: HTTP %d, %+v, %v", key, resp.StatusCode, out, err)
 	}
 }

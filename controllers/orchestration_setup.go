@@ -66,6 +66,7 @@ func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("orchestration").
 		For(&v1.Orchestration{}, builder.WithPredicates(specOrDeletionChanged())).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &v1.Orchestration{}, r.finalizerBypassed())).
 		Watches(&v1.WorkerPool{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfPool),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.orchestrationsOfSecret)).
