@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -60,7 +61,19 @@ func (p *Provider) CommitsWaiting() int { return p.commits.len() }
 func (p *Provider) CommitBatches() int64 { return p.commitBatches.Load() }
 
 // FunctionsHash is the SHA-256 of this build's functions.sql.
-func FunctionsHash() string { return functionsHash }
+func FunctionsHash() string { return thisRelease.hash }
+
+// FunctionsGeneration is the generation of this build's functions.sql.
+func FunctionsGeneration() int64 { return thisRelease.generation }
+
+// FunctionsSQL is this build's functions.sql.
+func FunctionsSQL() string { return functionsSQL }
+
+// ApplyFunctions applies sql (a functions.sql with its generation line) to
+// the provider's schema as a process of that build would on start-up.
+func (p *Provider) ApplyFunctions(ctx context.Context, sql string) error {
+	return applyFunctions(ctx, p.pool, migrationLockID(p.schema), releaseOf(sql), slog.New(slog.DiscardHandler))
+}
 
 // CommitSends is how many transactions the commit group has sent: its
 // batches, and the acks of failed batches sent again alone.

@@ -1,7 +1,12 @@
+-- duroxide:generation 1
 -- The store's SQL functions, applied as one unit (see functions.go): when
--- this file's SHA-256 differs from the one recorded in schema_functions, the
--- runtime drops every dx_ function of the schema and runs this file, in one
--- transaction, under the migration lock. Tables, indexes and sequences stay in
+-- this file's generation (above) is newer than the one recorded in
+-- schema_functions, the runtime drops every dx_ function of the schema and
+-- runs this file, in one transaction, under the migration lock; an older
+-- process never replaces newer functions. Raise the generation by one with
+-- every change (TestFunctionsGenerationRecorded holds it to the file's
+-- SHA-256), and keep the previous generation's callers working: during a
+-- rolling upgrade, older processes call these functions. Tables, indexes and sequences stay in
 -- the numbered migrations; a function is changed by editing it here.
 --
 -- Objects are found through search_path: every connection of the provider

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -21,7 +22,7 @@ var migrationFiles embed.FS
 // (a WorkerPool's pods) start at once: a transaction-scoped advisory lock
 // serialises schema creation, and a session-scoped one the migrations, so
 // each process waits its turn instead of racing on CREATE.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist bool) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist bool, log *slog.Logger) error {
 	lockID := migrationLockID(schema)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -60,7 +61,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, mustExist b
 	if _, err := mp.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	return applyFunctions(ctx, pool, lockID)
+	return applyFunctions(ctx, pool, lockID, thisRelease, log)
 }
 
 func migrationLockID(schema string) int64 {

@@ -45,7 +45,9 @@ type Options struct {
 	PollInterval time.Duration
 	// MaxConns caps the pool (default: pgxpool's, max(4, CPUs)).
 	MaxConns int32
-	// Logger receives the listener's connection problems (default slog.Default()).
+	// Logger receives the listener's connection problems and says when the
+	// schema's SQL functions are newer than this build's (default
+	// slog.Default()).
 	Logger *slog.Logger
 	// RequireSchema makes Open fail with ErrSchemaNotFound instead of creating
 	// a missing schema: for tools that inspect a store, where a mistyped
@@ -152,7 +154,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		pool.Close()
 		return nil, fmt.Errorf("open postgres provider: %w", redact(err))
 	}
-	if err := migrate(ctx, pool, opts.Schema, opts.RequireSchema); err != nil {
+	if err := migrate(ctx, pool, opts.Schema, opts.RequireSchema, opts.Logger); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate schema %s: %w", opts.Schema, redact(err))
 	}
