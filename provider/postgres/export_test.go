@@ -2,30 +2,37 @@ package postgres
 
 import (
 	"context"
-	"io/fs"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
+
+	migrations "github.com/duroxide/duroxide-go/provider/internal/migrate"
 )
 
 // MigrateDownTo rolls the provider's schema back to migration version (0:
-// nothing left), for tests of the down migrations.
+// nothing left), for tests of the down migrations: each Down section, newest
+// first, with its version row deleted in the same transaction.
 func (p *Provider) MigrateDownTo(ctx context.Context, version int64) error {
-	fsys, err := fs.Sub(migrationFiles, "migrations")
+	all, err := loadMigrations()
 	if err != nil {
 		return err
 	}
-	db := stdlib.OpenDBFromPool(p.pool)
-	defer db.Close()
-	mp, err := goose.NewProvider(goose.DialectPostgres, db, fsys)
+	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = mp.DownTo(ctx, version)
-	return err
+	defer conn.Release()
+	applied, err := appliedMigrations(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	for _, m := range migrations.Above(all, applied, version) {
+		if err := runMigration(ctx, conn.Conn(), m.File, m.Down, "DELETE FROM "+migrations.VersionTable+" WHERE version_id = $1", m.Version); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetCommitLeaders sets how many batches the commit group may have in
