@@ -28,7 +28,7 @@ type OrchestrationItem struct {
 	CustomStatus        *string
 	CustomStatusVersion int64
 	// Cached marks a turn built from a provider's cached history rather than
-	// fetched (FetchOrchestrationItemsCached): no lock holds its instance,
+	// fetched (FetchRequest.FromCache): no lock holds its instance,
 	// and it commits only with CommitCachedTurn (see CachedTurnCommitter).
 	Cached bool
 	// DecodeError is set when a stored event or message could not be decoded.

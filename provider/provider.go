@@ -14,18 +14,22 @@ import (
 // once; otherwise it waits up to pollTimeout for work, returning early as soon as
 // work is available. A fetch that finds nothing returns nil and no error.
 type Provider interface {
-	// FetchOrchestrationItem locks one instance that has visible messages and no
-	// live lock, tags those messages with a new lock token, counts an attempt on
-	// them, and returns them with the current execution's history. Messages that
-	// become visible later are not part of the item and wait for the next turn.
-	// A stored row that cannot be decoded does not fail the fetch: the item comes
-	// back locked with DecodeError set, so its attempts count toward the poison limit.
-	FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*OrchestrationItem, error)
-
-	// FetchOrchestrationItems is FetchOrchestrationItem for up to max instances in
-	// one call; each item has its own lock token. It returns an empty slice when
-	// nothing is ready after pollTimeout.
-	FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*OrchestrationItem, error)
+	// Fetch locks the turns of up to req.Max instances that have visible
+	// messages and no live lock (or of the one instance req.Instance names),
+	// tags those messages with a new lock token per instance, counts an
+	// attempt on them, and returns them with each current execution's
+	// history. Messages that become visible later are not part of an item
+	// and wait for the next turn. With nothing ready it waits up to
+	// req.PollFor, then returns an empty slice; a named fetch never waits and
+	// returns none when a live lock holds the instance or it has no visible
+	// message. A stored row that cannot be decoded does not fail the fetch:
+	// the item comes back locked with DecodeError set, so its attempts count
+	// toward the poison limit. With req.FromCache, a store that caches
+	// histories may also return turns built from its cache for timers its own
+	// acks queued that fell due (OrchestrationItem.Cached; see
+	// CachedTurnCommitter); a store without a cache ignores it. An invalid
+	// request (Max < 1, LockFor ≤ 0, PollFor < 0) gets ErrInvalidArgument.
+	Fetch(ctx context.Context, req FetchRequest) ([]*OrchestrationItem, error)
 
 	// AckOrchestrationItem commits a turn atomically: it creates the instance
 	// (first turn) and the execution, appends the history delta, applies the
@@ -131,4 +135,39 @@ type Provider interface {
 
 	// Close releases the provider's resources.
 	Close() error
+}
+
+// FetchRequest says which instances' turns a Fetch locks, and for how long.
+type FetchRequest struct {
+	// Max is how many instances' turns to lock at most: at least 1.
+	Max int
+	// LockFor is the instance locks' lease: a turn not acked, renewed or
+	// abandoned by then may be taken over by another fetch.
+	LockFor time.Duration
+	// PollFor is how long to wait for ready work when there is none (0:
+	// answer at once).
+	PollFor time.Duration
+	// Instance names the one instance to lock (a process that must run a
+	// turn no worker will run, see runtime.Client.TerminateNow); "" takes any
+	// ready ones.
+	Instance string
+	// FromCache lets a store that caches histories (CachedTurnCommitter)
+	// answer, for timers its own acks queued that fell due, with turns built
+	// from the cache: Cached set, not locked, one per instance, its messages
+	// every timer of it that fell due (a turn for one would find the others
+	// visible, and be stale). Such a turn commits with CommitCachedTurn and
+	// an empty work token; when that is stale, the timers are still queued,
+	// for a named fetch or any other.
+	FromCache bool
+}
+
+// FetchOne fetches at most one turn (nil when none is ready): Fetch for a
+// caller that runs one turn at a time, such as a tool or a test.
+func FetchOne(ctx context.Context, p Provider, req FetchRequest) (*OrchestrationItem, error) {
+	req.Max = 1
+	items, err := p.Fetch(ctx, req)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return items[0], nil
 }

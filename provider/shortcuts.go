@@ -40,7 +40,7 @@ type QuietAcker interface {
 type ActivityContinuer interface {
 	// AckWorkItemContinuing is AckWorkItem with a completion that, in the same
 	// transaction, locks the completion's instance for lockTimeout when no
-	// live lock holds it and returns its turn as FetchInstanceItem does. The
+	// live lock holds it and returns its turn as a fetch by name does. The
 	// item is nil when the instance is locked elsewhere or its messages are
 	// not ready; the completion is then queued as AckWorkItem queues it.
 	AckWorkItemContinuing(ctx context.Context, lockToken string, completion WorkItem, lockTimeout time.Duration) (*OrchestrationItem, error)
@@ -53,7 +53,7 @@ type ActivityContinuer interface {
 type EagerStarter interface {
 	// StartInstanceFetching is StartInstance without events that, in the
 	// same transaction, locks the instance for lockTimeout when no live lock
-	// holds it and returns its turn as FetchInstanceItem does. The turn is
+	// holds it and returns its turn as a fetch by name does. The turn is
 	// nil when the instance is locked elsewhere or its messages are not
 	// ready: what was queued then waits for any dispatcher, and they are
 	// woken. On error nothing is queued and nothing locked.
@@ -89,7 +89,7 @@ type TurnContinuer interface {
 	// and activityLockTimeout as there) that, in the same transaction, after
 	// the ack, locks instance, the instance lockToken holds, again for
 	// lockTimeout under a new token when a message of it is visible, and
-	// returns that turn as FetchInstanceItem does. next is nil when no
+	// returns that turn as a fetch by name does. next is nil when no
 	// message of the instance is visible. On error nothing is committed,
 	// leased or locked.
 	AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack OrchestrationAck, lease []int,
@@ -118,7 +118,7 @@ type CachedTurnCommitter interface {
 	// completion is turn's last message, without queuing the completion, and
 	// deletes the queued results turn delivers before it (or, with an empty
 	// workToken, deletes turn's messages, the timers that turn was fetched
-	// for by FetchOrchestrationItemsCached), and commits ack, turn's ack, with the
+	// for by a fetch FromCache), and commits ack, turn's ack, with the
 	// worker items at the positions in lease leased to the caller for
 	// activityLockTimeout as AckOrchestrationItemLeasing does, in one
 	// transaction, when no live lock holds the instance, every message turn
@@ -130,21 +130,4 @@ type CachedTurnCommitter interface {
 	// nothing is committed.
 	CommitCachedTurn(ctx context.Context, workToken string, turn *OrchestrationItem, ack OrchestrationAck, lease []int,
 		activityLockTimeout time.Duration) ([]*WorkItemLease, error)
-}
-
-// CachedTimerFetcher is implemented by providers that, besides caching
-// histories (CachedTurnCommitter), know the timers their own acks queued:
-// when those fall due, their turns are built from the cache rather than
-// locked and read, and each commits in one transaction with the deletion of
-// its timers' messages.
-type CachedTimerFetcher interface {
-	CachedTurnCommitter
-	// FetchOrchestrationItemsCached is FetchOrchestrationItems that may also
-	// return, for timers this process's acks queued and that fell due, turns
-	// built from the cached history: Cached set, not locked, one per
-	// instance, its messages every timer of it that fell due (a turn for one
-	// would find the others visible, and be stale). Such a turn commits with
-	// CommitCachedTurn and an empty work token; when that is stale, the
-	// timers are still queued, for FetchInstanceItem or any fetch.
-	FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*OrchestrationItem, error)
 }

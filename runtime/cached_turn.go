@@ -100,7 +100,7 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 }
 
 // runCachedTimerTurn runs a timer's turn that a fetch built from the
-// store's cache (provider.CachedTimerFetcher), in the caller's slot. When it
+// store's cache (provider.FetchRequest.FromCache), in the caller's slot. When it
 // does not commit, the timer is still queued: the instance is fetched by
 // name and its turn runs as any fetched one, or, when it cannot be locked
 // now, a dispatcher's fetch takes it later.
@@ -112,11 +112,7 @@ func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnC
 	if err != nil {
 		r.opts.Logger.Warn("commit of a timer's turn failed; fetching the instance", "instance", item.Instance, "error", err)
 	}
-	f, ok := r.p.(provider.InstanceFetcher)
-	if !ok {
-		return
-	}
-	next, err := f.FetchInstanceItem(ctx, item.Instance, r.opts.OrchestrationLockTimeout)
+	next, err := provider.FetchOne(ctx, r.p, provider.FetchRequest{Instance: item.Instance, LockFor: r.opts.OrchestrationLockTimeout})
 	if err != nil {
 		r.opts.Logger.Warn("fetch of a timer's instance failed; a dispatcher will take it", "instance", item.Instance, "error", err)
 		return

@@ -168,19 +168,23 @@ func newTimerCacheStore(store testStore) *timerCacheStore {
 	return &timerCacheStore{cachedStore: cachedStore{unfetched, store, &cacheCounts{}}, handOut: make(chan *provider.OrchestrationItem, 1)}
 }
 
-func (s *timerCacheStore) FetchOrchestrationItemsCached(ctx context.Context, _ int, _, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+// Fetch hands out the turns put in handOut to the dispatchers' fetches
+// (which ask FromCache) and passes fetches by name to the store.
+func (s *timerCacheStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	if req.Instance != "" {
+		s.fetchedByName.Add(1)
+		return s.store.Fetch(ctx, req)
+	}
+	if !req.FromCache {
+		return s.cachedStore.Fetch(ctx, req)
+	}
 	select {
 	case item := <-s.handOut:
 		return []*provider.OrchestrationItem{item}, nil
-	case <-time.After(poll):
+	case <-time.After(req.PollFor):
 	case <-ctx.Done():
 	}
 	return nil, nil
-}
-
-func (s *timerCacheStore) FetchInstanceItem(ctx context.Context, instance string, lock time.Duration) (*provider.OrchestrationItem, error) {
-	s.fetchedByName.Add(1)
-	return s.store.(provider.InstanceFetcher).FetchInstanceItem(ctx, instance, lock)
 }
 
 // dueTimerTurn waits until the timer instance's first turn created is due
@@ -222,7 +226,7 @@ func registerNaps(reg *runtime.Registry) {
 }
 
 // TestTimersFireFromTheCache: a timer's turn a cached fetch hands out
-// (provider.CachedTimerFetcher) runs and commits with the timer's deletion;
+// (provider.FetchRequest.FromCache) runs and commits with the timer's deletion;
 // nothing is fetched.
 func TestTimersFireFromTheCache(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {

@@ -210,24 +210,20 @@ var ErrTurnInProgress = errors.New("a worker holds the instance for a turn; it a
 // this process: for when no worker will (the pool's workers are gone). The
 // turns need neither the orchestration code nor a replay. It fails like
 // Terminate, with ErrTurnInProgress when a worker holds an instance (that
-// worker applies the message), and needs a provider.InstanceFetcher.
+// worker applies the message).
 func (c *Client) TerminateNow(ctx context.Context, instanceID, reason string) error {
-	f, ok := c.p.(provider.InstanceFetcher)
-	if !ok {
-		return fmt.Errorf("terminate %q now: the provider cannot lock a named instance (provider.InstanceFetcher)", instanceID)
-	}
 	if err := c.Terminate(ctx, instanceID, reason); err != nil {
 		return err
 	}
-	if err := c.runTerminateTurn(ctx, f, instanceID); err != nil {
+	if err := c.runTerminateTurn(ctx, instanceID); err != nil {
 		return err
 	}
-	return c.terminateChildrenNow(ctx, f, instanceID, 0)
+	return c.terminateChildrenNow(ctx, instanceID, 0)
 }
 
 // terminateChildrenNow runs the terminating turns the parent's turn asked of
 // its running children, depth first.
-func (c *Client) terminateChildrenNow(ctx context.Context, f provider.InstanceFetcher, parent string, depth int) error {
+func (c *Client) terminateChildrenNow(ctx context.Context, parent string, depth int) error {
 	if c.a == nil || depth >= maxTerminateDepth {
 		return nil
 	}
@@ -236,14 +232,14 @@ func (c *Client) terminateChildrenNow(ctx context.Context, f provider.InstanceFe
 		return fmt.Errorf("list children of %q: %w", parent, err)
 	}
 	for _, child := range children {
-		err := c.runTerminateTurn(ctx, f, child)
+		err := c.runTerminateTurn(ctx, child)
 		if errors.Is(err, errNoTerminate) || errors.Is(err, ErrTurnInProgress) {
 			continue // finished, not asked to terminate, or a worker has it
 		}
 		if err != nil {
 			return err
 		}
-		if err := c.terminateChildrenNow(ctx, f, child, depth+1); err != nil {
+		if err := c.terminateChildrenNow(ctx, child, depth+1); err != nil {
 			return err
 		}
 	}
@@ -257,8 +253,8 @@ var errNoTerminate = errors.New("no terminate message queued")
 
 // runTerminateTurn locks the instance and, when its batch holds a terminate
 // message, runs and commits that turn; other batches go back untouched.
-func (c *Client) runTerminateTurn(ctx context.Context, f provider.InstanceFetcher, instanceID string) error {
-	item, err := f.FetchInstanceItem(ctx, instanceID, 30*time.Second)
+func (c *Client) runTerminateTurn(ctx context.Context, instanceID string) error {
+	item, err := provider.FetchOne(ctx, c.p, provider.FetchRequest{Instance: instanceID, LockFor: 30 * time.Second})
 	if err != nil {
 		return fmt.Errorf("terminate %q now: %w", instanceID, err)
 	}

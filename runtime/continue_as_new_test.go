@@ -29,7 +29,7 @@ func awaitGo(ctx *runtime.OrchestrationContext, input string) (string, error) {
 func continueAsNewByHand(t *testing.T, store provider.Provider, instance string, during func()) {
 	t.Helper()
 	ctx := t.Context()
-	item, err := store.FetchOrchestrationItem(ctx, time.Minute, 0)
+	item, err := provider.FetchOne(ctx, store, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil || item.Instance != instance {
 		t.Fatalf("fetch the first turn of %s: %+v, %v", instance, item, err)
 	}

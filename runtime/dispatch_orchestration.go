@@ -50,13 +50,13 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	}
 }
 
-// fetchTurns fetches up to n turns: with a store that builds the turns of
-// its due timers from its cache (provider.CachedTimerFetcher), those too.
+// fetchTurns fetches up to n turns: with a store that caches histories
+// (provider.CachedTurnCommitter), the turns of its due timers built from
+// its cache too.
 func (r *Runtime) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
-	if f, ok := r.p.(provider.CachedTimerFetcher); ok {
-		return f.FetchOrchestrationItemsCached(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
-	}
-	return r.p.FetchOrchestrationItems(ctx, n, r.opts.OrchestrationLockTimeout, r.opts.PollTimeout)
+	_, cached := r.p.(provider.CachedTurnCommitter)
+	return r.p.Fetch(ctx, provider.FetchRequest{Max: n, LockFor: r.opts.OrchestrationLockTimeout,
+		PollFor: r.opts.PollTimeout, FromCache: cached})
 }
 
 // waitForFreeSlots waits until a slot is free and returns how many are free,

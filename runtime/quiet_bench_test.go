@@ -18,14 +18,13 @@ import (
 // noQuietStore is every interface both stores offer but provider.QuietAcker.
 type noQuietStore interface {
 	testStore
-	provider.InstanceFetcher
 	provider.Workers
 	provider.ActivityLeaser
 	provider.ActivityContinuer
 	provider.EagerStarter
 	provider.FirstTurnCommitter
 	provider.TurnContinuer
-	provider.CachedTimerFetcher
+	provider.CachedTurnCommitter
 }
 
 // fullStore is every interface both stores offer.
@@ -54,22 +53,10 @@ func (s *turnCounter) got(items ...*provider.OrchestrationItem) {
 	}
 }
 
-func (s *turnCounter) FetchOrchestrationItems(ctx context.Context, n int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
-	items, err := s.fullStore.FetchOrchestrationItems(ctx, n, lock, poll)
+func (s *turnCounter) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	items, err := s.fullStore.Fetch(ctx, req)
 	s.got(items...)
 	return items, err
-}
-
-func (s *turnCounter) FetchOrchestrationItemsCached(ctx context.Context, n int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
-	items, err := s.fullStore.FetchOrchestrationItemsCached(ctx, n, lock, poll)
-	s.got(items...)
-	return items, err
-}
-
-func (s *turnCounter) FetchInstanceItem(ctx context.Context, instance string, lock time.Duration) (*provider.OrchestrationItem, error) {
-	item, err := s.fullStore.FetchInstanceItem(ctx, instance, lock)
-	s.got(item)
-	return item, err
 }
 
 func (s *turnCounter) AckWorkItemContinuing(ctx context.Context, token string, completion provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {

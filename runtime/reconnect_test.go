@@ -24,12 +24,12 @@ type downStore struct {
 
 var errDown = &provider.Error{Op: "fetch", Retryable: true, Err: errors.New("connection refused")}
 
-func (d *downStore) FetchOrchestrationItems(ctx context.Context, max int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+func (d *downStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
 	if d.down.Load() {
 		d.failed.Add(1)
 		return nil, errDown
 	}
-	return d.testStore.FetchOrchestrationItems(ctx, max, lock, poll)
+	return d.testStore.Fetch(ctx, req)
 }
 
 func (d *downStore) FetchWorkItem(ctx context.Context, lock, poll time.Duration) (*provider.WorkItemLease, error) {

@@ -29,8 +29,8 @@ func (s *countingStore) StartInstance(ctx context.Context, start provider.WorkIt
 	return s.testStore.StartInstance(ctx, start, events, reuse)
 }
 
-func (s *countingStore) FetchOrchestrationItems(ctx context.Context, max int, lock, poll time.Duration) ([]*provider.OrchestrationItem, error) {
-	items, err := s.testStore.FetchOrchestrationItems(ctx, max, lock, poll)
+func (s *countingStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	items, err := s.testStore.Fetch(ctx, req)
 	s.turnsFetched.Add(int64(len(items)))
 	return items, err
 }
@@ -174,13 +174,16 @@ func TestShortcutsSaveFetches(t *testing.T) {
 }
 
 // unfetchedStore is shortcutStore whose dispatchers never fetch a turn:
-// only the shortcuts bring turns.
+// only the shortcuts bring turns. A fetch by name finds the instance held.
 type unfetchedStore struct{ shortcutStore }
 
-func (s unfetchedStore) FetchOrchestrationItems(ctx context.Context, _ int, _, poll time.Duration) ([]*provider.OrchestrationItem, error) {
+func (s unfetchedStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	if req.Instance != "" {
+		return nil, nil
+	}
 	select {
 	case <-ctx.Done():
-	case <-time.After(poll):
+	case <-time.After(req.PollFor):
 	}
 	return nil, nil
 }
@@ -228,7 +231,7 @@ func eagerStartFallsBack(t *testing.T, store testStore, direct bool) {
 	}
 	queued := map[string][]provider.WorkItemKind{}
 	for range 2 {
-		item, err := store.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+		item, err := provider.FetchOne(t.Context(), store, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 		if err != nil || item == nil {
 			t.Fatalf("fetch a plainly queued start: %v %v", item, err)
 		}

@@ -14,7 +14,6 @@ import (
 
 var (
 	_ provider.CachedTurnCommitter = (*Provider)(nil)
-	_ provider.CachedTimerFetcher  = (*Provider)(nil)
 )
 
 // CachedTurn implements provider.CachedTurnCommitter from the history cache.

@@ -50,7 +50,7 @@ func startAndFetch(t *testing.T, ctx context.Context, p *postgres.Provider, ids 
 	}
 	var items []*provider.OrchestrationItem
 	for len(items) < len(ids) {
-		got, err := p.FetchOrchestrationItems(ctx, len(ids), time.Minute, time.Second)
+		got, err := p.Fetch(ctx, provider.FetchRequest{Max: len(ids), LockFor: time.Minute, PollFor: time.Second})
 		if err != nil || len(got) == 0 {
 			t.Fatalf("fetch: %d items, %v", len(got), err)
 		}
@@ -338,7 +338,7 @@ func TestFetchInstanceDoesNotWaitOnAnUncommittedAck(t *testing.T) {
 	}
 	bounded, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	item, err := p.FetchInstanceItem(bounded, "a", time.Minute)
+	item, err := provider.FetchOne(bounded, p, provider.FetchRequest{Instance: "a", LockFor: time.Minute})
 	if err != nil || item != nil {
 		t.Fatalf("fetch of a while an ack of it is uncommitted: item %v, %v; want none, at once", item != nil, err)
 	}

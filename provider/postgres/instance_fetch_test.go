@@ -61,7 +61,7 @@ func TestCommitGroupFetchesEachInstanceOnce(t *testing.T) {
 	if turns[2] == nil || turns[2].Instance != "b" || len(turns[2].Messages) != 1 {
 		t.Fatalf("b's caller got %+v; want b's turn with its result", turns[2])
 	}
-	if again, err := p.FetchOrchestrationItem(ctx, time.Minute, 0); err != nil || again != nil {
+	if again, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || again != nil {
 		t.Fatalf("a fetch after the batch got %v (%v); want nothing: both turns are held", again, err)
 	}
 }

@@ -23,7 +23,7 @@ func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
 	}
 	p.NoteTimer("a", time.Now().Add(time.Hour), 2*time.Hour)
 	for _, want := range []int{1, 0} {
-		items, err := p.FetchOrchestrationItems(ctx, 10, time.Minute, 50*time.Millisecond)
+		items, err := p.Fetch(ctx, provider.FetchRequest{Max: 10, LockFor: time.Minute, PollFor: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,13 +52,13 @@ func schemasIsolate(t *testing.T, f providertest.Factory) {
 	if err := a.EnqueueForWorker(ctx, provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "only-in-a", Name: "X", ExecutionID: 1, ID: 1}, 0); err != nil {
 		t.Fatal(err)
 	}
-	if item, err := b.FetchOrchestrationItem(ctx, time.Minute, 0); err != nil || item != nil {
+	if item, err := provider.FetchOne(ctx, b, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || item != nil {
 		t.Fatalf("schema b fetched %v (err %v) from schema a's queue", item, err)
 	}
 	if lease, err := b.FetchWorkItem(ctx, time.Minute, 0); err != nil || lease != nil {
 		t.Fatalf("schema b fetched work %v (err %v) from schema a's queue", lease, err)
 	}
-	item, err := a.FetchOrchestrationItem(ctx, time.Minute, 0)
+	item, err := provider.FetchOne(ctx, a, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil || item.Instance != "only-in-a" {
 		t.Fatalf("schema a: item %v, err %v", item, err)
 	}
@@ -86,7 +86,7 @@ func idleFetcherWokenByNotify(t *testing.T, f providertest.Factory) {
 		}
 	}()
 	began := time.Now()
-	item, err := waiter.FetchOrchestrationItem(t.Context(), time.Minute, time.Minute)
+	item, err := provider.FetchOne(t.Context(), waiter, provider.FetchRequest{LockFor: time.Minute, PollFor: time.Minute})
 	if err != nil || item == nil {
 		t.Fatalf("long poll: item %v err %v", item, err)
 	}
@@ -169,7 +169,7 @@ func concurrentMigrations(t *testing.T, f providertest.Factory) {
 	if err := opened[n-1].EnqueueForOrchestrator(t.Context(), start("after-migrate"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if item, err := opened[0].FetchOrchestrationItem(t.Context(), time.Minute, 0); err != nil || item == nil {
+	if item, err := provider.FetchOne(t.Context(), opened[0], provider.FetchRequest{LockFor: time.Minute}); err != nil || item == nil {
 		t.Fatalf("fetch after concurrent migration: %v %v", item, err)
 	}
 }
@@ -194,7 +194,7 @@ func reservedWordSchema(t *testing.T, _ providertest.Factory) {
 	if err := p.EnqueueForOrchestrator(t.Context(), start("q"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0); err != nil || item == nil {
+	if item, err := provider.FetchOne(t.Context(), p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || item == nil {
 		t.Fatalf("fetch: %v %v", item, err)
 	}
 }
@@ -291,7 +291,7 @@ func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
 	if _, err := holder.Exec(ctx, `SELECT id FROM orchestrator_queue WHERE instance_id = 'x' ORDER BY id LIMIT 1 FOR UPDATE`); err != nil {
 		t.Fatal(err)
 	}
-	if item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0); err != nil || item != nil {
+	if item, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || item != nil {
 		var kinds []provider.WorkItemKind
 		if item != nil {
 			for _, m := range item.Messages {
@@ -303,7 +303,7 @@ func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
 	if err := holder.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	item, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil || len(item.Messages) != 2 || item.Messages[0].Kind != provider.WorkStartOrchestration {
 		t.Fatalf("fetch after release: %+v, %v; want start then event", item, err)
 	}
@@ -364,7 +364,7 @@ func createInstance(t *testing.T, p provider.Provider, instance string) {
 	if err := p.EnqueueForOrchestrator(t.Context(), start(instance), 0); err != nil {
 		t.Fatal(err)
 	}
-	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+	item, err := provider.FetchOne(t.Context(), p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil {
 		t.Fatalf("fetch: %v %v", item, err)
 	}

@@ -20,7 +20,7 @@ func quietAckNotQuietDuringAFetch(t *testing.T, f providertest.Factory) {
 	if err := p.EnqueueForOrchestrator(ctx, start("a"), 0); err != nil {
 		t.Fatal(err)
 	}
-	item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	item, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil {
 		t.Fatalf("fetch the first turn: %v, %v", item, err)
 	}
@@ -54,7 +54,7 @@ func quietAckNotQuietDuringAFetch(t *testing.T, f providertest.Factory) {
 	if err := fetcher.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	next, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	next, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || next == nil || len(next.Messages) != 1 || next.Messages[0].Kind != provider.WorkActivityCompleted {
 		t.Fatalf("the next turn: %+v, %v; want the result", next, err)
 	}

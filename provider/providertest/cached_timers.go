@@ -7,12 +7,12 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// The turns FetchOrchestrationItemsCached builds from the cache for the
+// The turns a fetch FromCache builds from the cache for the
 // timers a provider's own acks queued: one per instance, delivering every
 // timer of it that fell due; one for each timer of an ack; none for a timer
 // a later ack cancelled.
 
-// fetchCachedWhenDue fetches with FetchOrchestrationItemsCached as timers
+// fetchCachedWhenDue fetches with FetchRequest.FromCache as timers
 // due at due fall due. Its first try, just before, is the look for ready
 // work a fetch owes once work was announced; the try at due then finds the
 // timers noted, unless the look ran past the provider's poll interval (a
@@ -20,7 +20,8 @@ import (
 func (e *env) fetchCachedWhenDue(due time.Time, poll time.Duration) []*provider.OrchestrationItem {
 	e.t.Helper()
 	time.Sleep(time.Until(due.Add(-25 * time.Millisecond)))
-	items, err := capability[provider.CachedTimerFetcher](e).FetchOrchestrationItemsCached(e.ctx, 4, longLock, poll)
+	capability[provider.CachedTurnCommitter](e)
+	items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 4, LockFor: longLock, PollFor: poll, FromCache: true})
 	e.must(err, "fetch, cached")
 	return items
 }

@@ -260,13 +260,13 @@ func cachedTimerTurnTaken(t *testing.T, f Factory) {
 	e.fetchNone()
 }
 
-// FetchOrchestrationItemsCached may return a due timer's turn built from
+// A fetch FromCache may return a due timer's turn built from
 // the cache (Cached, committed with CommitCachedTurn) or locked (acked as
 // usual); either way each timer is delivered once, here for instances whose
 // timers this process queued and one a peer queued.
 func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	fetcher := capability[provider.CachedTimerFetcher](e)
+	capability[provider.CachedTurnCommitter](e)
 	peer := e.peer()
 	for _, inst := range []string{"a", "b", "c"} {
 		e.create(inst)
@@ -285,7 +285,7 @@ func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
 	delivered := map[string]int{}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(delivered) < 4 && time.Now().Before(deadline) {
-		items, err := fetcher.FetchOrchestrationItemsCached(e.ctx, 2, longLock, 200*time.Millisecond)
+		items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 2, LockFor: longLock, PollFor: 200 * time.Millisecond, FromCache: true})
 		e.must(err, "fetch, cached")
 		for _, item := range items {
 			e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkTimerFired}, "messages of "+item.Instance)

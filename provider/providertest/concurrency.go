@@ -57,7 +57,7 @@ func orchestrationContention(t *testing.T, f Factory, separate bool) {
 	for i, p := range handles(e, separate) {
 		wg.Go(func() {
 			for total.Load() < 3*contendedItems && time.Now().Before(deadline) && !t.Failed() {
-				items, err := p.FetchOrchestrationItems(e.ctx, 1+i%3, longLock, 20*time.Millisecond)
+				items, err := p.Fetch(e.ctx, provider.FetchRequest{Max: 1 + i%3, LockFor: longLock, PollFor: 20 * time.Millisecond})
 				if err != nil {
 					t.Errorf("fetch: %v", err)
 					return

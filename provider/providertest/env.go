@@ -88,7 +88,7 @@ func (e *env) fetch() *provider.OrchestrationItem {
 
 func (e *env) fetchLock(lock time.Duration) *provider.OrchestrationItem {
 	e.t.Helper()
-	item, err := e.p.FetchOrchestrationItem(e.ctx, lock, 0)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: lock, PollFor: 0})
 	e.must(err, "fetch orchestration item")
 	if item == nil {
 		e.t.Fatal("fetch orchestration item: nothing ready, want an item")
@@ -98,7 +98,7 @@ func (e *env) fetchLock(lock time.Duration) *provider.OrchestrationItem {
 
 func (e *env) fetchNone() {
 	e.t.Helper()
-	item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, 0)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: 0})
 	e.must(err, "fetch orchestration item")
 	if item != nil {
 		e.t.Fatalf("fetch orchestration item: got %q with %d messages, want nothing ready", item.Instance, len(item.Messages))

@@ -200,7 +200,7 @@ func invalidWorkItemsRejected(t *testing.T, f Factory) {
 func invalidTimeoutsRejected(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
-	_, err := e.p.FetchOrchestrationItem(e.ctx, 0, 0)
+	_, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{})
 	e.wantErr(err, provider.ErrInvalidArgument, "fetch with zero lock timeout")
 	_, err = e.p.FetchWorkItem(e.ctx, time.Second, -time.Second)
 	e.wantErr(err, provider.ErrInvalidArgument, "fetch work with negative poll timeout")
@@ -223,9 +223,12 @@ func zeroValueInputs(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	ctx, p, a := e.ctx, e.p, e.a
 	calls := map[string]func() error{
-		"FetchOrchestrationItem":  func() error { _, err := p.FetchOrchestrationItem(ctx, 0, 0); return err },
-		"FetchOrchestrationItems": func() error { _, err := p.FetchOrchestrationItems(ctx, 0, 0, 0); return err },
-		"AckOrchestrationItem":    func() error { return p.AckOrchestrationItem(ctx, "", provider.OrchestrationAck{}) },
+		"Fetch": func() error { _, err := p.Fetch(ctx, provider.FetchRequest{}); return err },
+		"Fetch by name": func() error {
+			_, err := p.Fetch(ctx, provider.FetchRequest{Max: 1, Instance: "a"})
+			return err
+		},
+		"AckOrchestrationItem": func() error { return p.AckOrchestrationItem(ctx, "", provider.OrchestrationAck{}) },
 		"AbandonOrchestrationItem": func() error {
 			return p.AbandonOrchestrationItem(ctx, "", 0, false, nil)
 		},

@@ -23,22 +23,19 @@ func (e *env) peer() *env {
 
 // wantTurnHistory fetches the instance's next turn (after queueing a message
 // for it) and checks the turn's history is the store's, then acks it empty:
-// by name first, when the provider fetches instances by name, then as any
-// fetch does.
+// by name first, then as any fetch does.
 func (e *env) wantTurnHistory(instance string, want []provider.Event) {
 	e.t.Helper()
-	if fetcher, ok := e.p.(provider.InstanceFetcher); ok {
-		e.enqueue(externalItem(instance, "check"))
-		item, err := fetcher.FetchInstanceItem(e.ctx, instance, longLock)
-		e.must(err, "fetch the turn of "+instance)
-		if item == nil {
-			e.t.Fatalf("no turn of %s fetched by name", instance)
-		}
-		e.wantEqual(item.History, want, "history of the turn of "+instance+" fetched by name")
-		e.ack(item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
-	}
 	e.enqueue(externalItem(instance, "check"))
-	item := e.fetchInstance(instance)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{Instance: instance, LockFor: longLock})
+	e.must(err, "fetch the turn of "+instance)
+	if item == nil {
+		e.t.Fatalf("no turn of %s fetched by name", instance)
+	}
+	e.wantEqual(item.History, want, "history of the turn of "+instance+" fetched by name")
+	e.ack(item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
+	e.enqueue(externalItem(instance, "check"))
+	item = e.fetchInstance(instance)
 	e.wantEqual(item.History, want, "history of the fetched turn of "+instance)
 	e.ack(item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
 }

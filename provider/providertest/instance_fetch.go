@@ -6,23 +6,21 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// Locking one named instance (provider.InstanceFetcher), for a process that
+// Locking one named instance (FetchRequest.Instance), for a process that
 // runs a turn no worker will.
 func instanceFetchCases() []Case {
 	return []Case{
-		{"FetchInstanceItemLocksOnlyThatInstance", fetchInstanceLocksOnlyIt},
-		{"FetchInstanceItemNilWhileLocked", fetchInstanceNilWhileLocked},
-		{"FetchInstanceItemNilWithoutMessages", fetchInstanceNilWithoutMessages},
+		{"FetchByNameLocksOnlyThatInstance", fetchInstanceLocksOnlyIt},
+		{"FetchByNameNoneWhileLocked", fetchInstanceNilWhileLocked},
+		{"FetchByNameNoneWithoutMessages", fetchInstanceNilWithoutMessages},
 	}
 }
-
-func instanceFetcher(e *env) provider.InstanceFetcher { return capability[provider.InstanceFetcher](e) }
 
 func fetchInstanceLocksOnlyIt(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	e.enqueue(startItem("b"))
-	item, err := instanceFetcher(e).FetchInstanceItem(e.ctx, "b", longLock)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{Instance: "b", LockFor: longLock})
 	e.must(err, "fetch instance b")
 	if item == nil {
 		t.Fatal("fetch instance b: nil, want its start")
@@ -38,7 +36,7 @@ func fetchInstanceNilWhileLocked(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	held := e.fetch()
 	e.enqueue(externalItem("a", "x"))
-	item, err := instanceFetcher(e).FetchInstanceItem(e.ctx, "a", longLock)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{Instance: "a", LockFor: longLock})
 	e.must(err, "fetch a locked instance")
 	if item != nil {
 		t.Fatalf("fetch a locked instance: got an item with token %q, want nil", item.LockToken)
@@ -49,7 +47,7 @@ func fetchInstanceNilWhileLocked(t *testing.T, f Factory) {
 func fetchInstanceNilWithoutMessages(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	item, err := instanceFetcher(e).FetchInstanceItem(e.ctx, "a", longLock)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{Instance: "a", LockFor: longLock})
 	e.must(err, "fetch an instance with nothing queued")
 	if item != nil {
 		t.Fatalf("fetch an instance with nothing queued: got %d messages, want nil", len(item.Messages))

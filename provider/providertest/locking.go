@@ -56,7 +56,7 @@ func concurrentFetchersDisjoint(t *testing.T, f Factory) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, 0)
+			item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: 0})
 			if err != nil {
 				t.Errorf("fetch: %v", err)
 			}

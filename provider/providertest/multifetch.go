@@ -23,7 +23,7 @@ func multiFetchCases() []Case {
 
 func (e *env) fetchMany(max int) []*provider.OrchestrationItem {
 	e.t.Helper()
-	items, err := e.p.FetchOrchestrationItems(e.ctx, max, longLock, 0)
+	items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: max, LockFor: longLock, PollFor: 0})
 	e.must(err, "fetch orchestration items")
 	return items
 }
@@ -85,7 +85,7 @@ func multiFetchSkipsLocked(t *testing.T, f Factory) {
 
 func multiFetchInvalidMax(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	_, err := e.p.FetchOrchestrationItems(e.ctx, 0, longLock, 0)
+	_, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 0, LockFor: longLock, PollFor: 0})
 	e.wantErr(err, provider.ErrInvalidArgument, "fetch of zero items")
 }
 
@@ -101,7 +101,7 @@ func multiFetchConcurrentDisjoint(t *testing.T, f Factory) {
 	for range 4 {
 		wg.Go(func() {
 			for {
-				items, err := e.p.FetchOrchestrationItems(e.ctx, 7, longLock, 0)
+				items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 7, LockFor: longLock, PollFor: 0})
 				if err != nil {
 					t.Errorf("fetch: %v", err)
 					return
@@ -134,7 +134,7 @@ func multiFetchLongPoll(t *testing.T, f Factory) {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()
-	items, err := e.p.FetchOrchestrationItems(e.ctx, 5, longLock, time.Minute)
+	items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 5, LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "long poll")
 	e.wantEqual(instancesOf(items), []string{"a"}, "instances after long poll")
 }

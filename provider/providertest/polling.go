@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // The bounds here check which way a fetch went (returned at once, waited,
@@ -33,7 +35,7 @@ func shortPollReturnsAtOnce(t *testing.T, f Factory) {
 func longPollWaits(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	start := time.Now()
-	item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, 300*time.Millisecond)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: 300 * time.Millisecond})
 	e.must(err, "long poll")
 	if item != nil {
 		t.Fatal("long poll on an empty queue returned an item")
@@ -46,7 +48,7 @@ func longPollWaits(t *testing.T, f Factory) {
 func longPollUpperBound(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	start := time.Now()
-	_, err := e.p.FetchOrchestrationItem(e.ctx, longLock, 300*time.Millisecond)
+	_, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: 300 * time.Millisecond})
 	e.must(err, "long poll")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("long poll with a 300ms timeout took %v", d)
@@ -62,7 +64,7 @@ func longPollWakes(t *testing.T, f Factory) {
 		}
 	}()
 	start := time.Now()
-	item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, time.Minute)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "long poll")
 	if item == nil {
 		t.Fatal("long poll returned nothing though work arrived")
@@ -76,7 +78,7 @@ func longPollDelayedVisible(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.must(e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), 300*time.Millisecond), "enqueue delayed")
 	start := time.Now()
-	item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, time.Minute)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "long poll")
 	if item == nil {
 		t.Fatal("long poll returned nothing though delayed work became visible")
@@ -92,7 +94,7 @@ func longPollContextCancel(t *testing.T, f Factory) {
 	ctx, cancel := context.WithTimeout(e.ctx, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	item, _ := e.p.FetchOrchestrationItem(ctx, longLock, time.Minute)
+	item, _ := provider.FetchOne(ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: time.Minute})
 	if item != nil {
 		t.Fatal("cancelled long poll returned an item from an empty queue")
 	}

@@ -73,7 +73,7 @@ func timerDeliveredWhenDue(t *testing.T, f Factory) {
 	e.turn("a", func(_ *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
 		ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 2, FireAt: fireAt.UnixMilli()}}
 	})
-	item, err := e.p.FetchOrchestrationItem(e.ctx, longLock, time.Minute)
+	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "fetch timer")
 	if item == nil {
 		t.Fatal("timer never delivered")

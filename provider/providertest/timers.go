@@ -100,7 +100,7 @@ func dueTimersDoNotStarveReadyWork(t *testing.T, f Factory) {
 	time.Sleep(time.Until(due) + 50*time.Millisecond)
 	var got []string
 	for range 2 {
-		items, err := e.p.FetchOrchestrationItems(e.ctx, 1, longLock, 0)
+		items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 1, LockFor: longLock, PollFor: 0})
 		e.must(err, "fetch")
 		for _, it := range items {
 			got = append(got, it.Instance)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 )
 
@@ -35,7 +36,7 @@ func TestIdlePollsDoNotWaitForTheWriteLock(t *testing.T) {
 	defer func() { _, _ = conn.ExecContext(t.Context(), "ROLLBACK") }()
 
 	began := time.Now()
-	item, err := p.FetchOrchestrationItem(t.Context(), time.Minute, 0)
+	item, err := provider.FetchOne(t.Context(), p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item != nil {
 		t.Fatalf("idle orchestration poll while another process holds the write lock: %v, %v", item, err)
 	}

@@ -42,7 +42,7 @@ func TestFetchNotesTheCustomStatusReadWithTheHistory(t *testing.T) {
 		t.Fatalf("lock the turn: %v, %v", item, err)
 	}
 	time.Sleep(5 * time.Millisecond)
-	taken, err := peer.FetchInstanceItem(ctx, first.Instance, time.Minute)
+	taken, err := provider.FetchOne(ctx, peer, provider.FetchRequest{Instance: first.Instance, LockFor: time.Minute})
 	if err != nil || taken == nil {
 		t.Fatalf("the peer's fetch: %v, %v", taken, err)
 	}

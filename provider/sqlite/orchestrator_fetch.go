@@ -13,28 +13,24 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
-// FetchOrchestrationItem implements provider.Provider.
-func (p *Provider) FetchOrchestrationItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	items, err := p.fetchOrchestration(ctx, "fetch orchestration item", 1, lockTimeout, pollTimeout, false)
-	if err != nil || len(items) == 0 {
+// Fetch implements provider.Provider.
+func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	if req.Instance == "" {
+		return p.fetchOrchestration(ctx, "fetch orchestration items", req.Max, req.LockFor, req.PollFor, req.FromCache)
+	}
+	if req.Max < 1 {
+		return nil, encode.Invalid("fetch instance item", req.Instance, "max must be at least 1, got %d", req.Max)
+	}
+	item, err := p.fetchInstanceItem(ctx, req.Instance, req.LockFor)
+	if err != nil || item == nil {
 		return nil, err
 	}
-	return items[0], nil
-}
-
-// FetchOrchestrationItems implements provider.Provider.
-func (p *Provider) FetchOrchestrationItems(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, false)
-}
-
-// FetchOrchestrationItemsCached implements provider.CachedTimerFetcher.
-func (p *Provider) FetchOrchestrationItemsCached(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration) ([]*provider.OrchestrationItem, error) {
-	return p.fetchOrchestration(ctx, "fetch orchestration items", max, lockTimeout, pollTimeout, true)
+	return []*provider.OrchestrationItem{item}, nil
 }
 
 // fetchOrchestration long-polls for ready turns. With cached, the turns of
 // timers this provider queued and that fell due are built from the history
-// cache where it can (provider.CachedTimerFetcher), without a transaction.
+// cache where it can (FetchRequest.FromCache), without a transaction.
 func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
 	if max < 1 {
 		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
@@ -419,8 +415,8 @@ func readHistoryFrom(ctx context.Context, q querier, instance string, executionI
 	return read, nil
 }
 
-// FetchInstanceItem implements provider.InstanceFetcher.
-func (p *Provider) FetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+// fetchInstanceItem is Fetch of a named instance.
+func (p *Provider) fetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "fetch instance item"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err

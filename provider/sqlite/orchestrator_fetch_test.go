@@ -27,7 +27,7 @@ func TestFailedHistoryReadHandsItemsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	locked, err := p.FetchOrchestrationItems(ctx, 2, time.Hour, 0)
+	locked, err := p.Fetch(ctx, provider.FetchRequest{Max: 2, LockFor: time.Hour, PollFor: 0})
 	if err != nil || len(locked) != 2 {
 		t.Fatalf("fetch: %d items, %v", len(locked), err)
 	}
@@ -36,7 +36,7 @@ func TestFailedHistoryReadHandsItemsBack(t *testing.T) {
 	if err := p.loadHistories(gone, "fetch orchestration items", locked...); err == nil {
 		t.Fatal("history read with an ended context succeeded")
 	}
-	again, err := p.FetchOrchestrationItems(ctx, 2, time.Hour, 0)
+	again, err := p.Fetch(ctx, provider.FetchRequest{Max: 2, LockFor: time.Hour, PollFor: 0})
 	if err != nil || len(again) != 2 {
 		t.Fatalf("fetch after the failed read: %d items, %v; want both handed back", len(again), err)
 	}
@@ -55,7 +55,7 @@ func startTwo(t *testing.T, ctx context.Context, p *Provider) []*provider.Orches
 			t.Fatal(err)
 		}
 	}
-	items, err := p.FetchOrchestrationItems(ctx, 2, time.Minute, 0)
+	items, err := p.Fetch(ctx, provider.FetchRequest{Max: 2, LockFor: time.Minute, PollFor: 0})
 	if err != nil || len(items) != 2 {
 		t.Fatalf("fetch: %d items, %v", len(items), err)
 	}
@@ -77,7 +77,7 @@ func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
 	p.timersDue.SetScanLead(2 * time.Hour)
 	p.timersDue.NoteTimer("a", time.Now().Add(time.Hour), "")
 	for _, want := range []int{1, 0} {
-		items, err := p.FetchOrchestrationItems(ctx, 10, time.Minute, 50*time.Millisecond)
+		items, err := p.Fetch(ctx, provider.FetchRequest{Max: 10, LockFor: time.Minute, PollFor: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

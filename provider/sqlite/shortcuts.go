@@ -19,7 +19,6 @@ var (
 	_ provider.FirstTurnCommitter  = (*Provider)(nil)
 	_ provider.TurnContinuer       = (*Provider)(nil)
 	_ provider.CachedTurnCommitter = (*Provider)(nil)
-	_ provider.CachedTimerFetcher  = (*Provider)(nil)
 )
 
 // AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's

@@ -42,7 +42,7 @@ func TestStatementsPreparedOnce(t *testing.T) {
 			if got := len(p.stmts.prepared); got != prepared || len(p.stmts.wanted) != 0 {
 				t.Fatalf("second enqueue: %d prepared (%d wanted), want the first's %d and none wanted", got, len(p.stmts.wanted), prepared)
 			}
-			item, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+			item, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 			if err != nil || item == nil || item.Instance != "a" {
 				t.Fatalf("fetch through prepared statements: %+v %v", item, err)
 			}

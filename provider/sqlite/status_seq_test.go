@@ -23,7 +23,7 @@ func TestStatusSequenceOfABatchOrdersBeforeLaterChanges(t *testing.T) {
 	if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
 		t.Fatal(err)
 	}
-	got, err := p.FetchOrchestrationItem(ctx, time.Minute, 0)
+	got, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || got == nil {
 		t.Fatalf("fetch c: %v %v", got, err)
 	}

@@ -182,7 +182,7 @@ func CheckCommit(op, workToken string, turn *provider.OrchestrationItem, ack pro
 	var ok bool
 	c.Incarnation, c.Execution, c.LastEvent, c.Queued, ok = ParseTurnToken(turn.LockToken)
 	if !ok {
-		return c, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or FetchOrchestrationItemsCached")
+		return c, encode.Invalid(op, turn.Instance, "the turn was not built by CachedTurn or a fetch FromCache")
 	}
 	timers := 0
 	for _, stored := range c.Queued {
