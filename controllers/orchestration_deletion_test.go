@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 	"github.com/duroxide/duroxide-go/controllers"
 	"github.com/duroxide/duroxide-go/provider"
@@ -122,5 +124,32 @@ func removeFromEtcd(t *testing.T, o *v1.Orchestration) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.Deleted != "1" {
 		t.Fatalf("delete %s from etcd: HTTP %d, %+v, %v", key, resp.StatusCode, out, err)
+	}
+}
+
+// A tombstone whose last state claims an instance another object started
+// (a stale state: the claim lost, or the ID was taken over since) leaves
+// that instance alone: the store's recorded owner is not the tombstone's
+// object.
+func TestTombstoneLeavesAnotherObjectsInstance(t *testing.T) {
+	p := newPool(t)
+	owner := p.orchestration("owner", "Tally", []string{"never"})
+	owner.Spec.InstanceID = "shared-instance"
+	create(t, owner)
+	waitFor(t, key(owner), "Running", phaseIs(v1.PhaseRunning))
+	stale := p.orchestration("stale", "Tally", []string{"never"})
+	stale.Spec.InstanceID = "shared-instance"
+	create(t, stale)
+	stale = waitFor(t, key(stale), "InstanceIDInUse", conditionIs(controllers.CondInstanceIDInUse, metav1.ConditionTrue, ""))
+	changeStatus(t, stale, func() { stale.Status.InstanceID = "shared-instance"; stale.Status.Phase = v1.PhaseRunning })
+	removeFromEtcd(t, stale)
+	waitGone(t, stale)
+
+	// A terminate would be sent within a reconcile of the tombstone; the
+	// wait gives it ample time to show.
+	time.Sleep(3 * time.Second)
+	st, err := p.client.Status(t.Context(), "shared-instance")
+	if err != nil || st.Status != dxruntime.StatusRunning {
+		t.Fatalf("the owner's instance after another object's tombstone: %+v, %v; want Running", st, err)
 	}
 }

@@ -80,6 +80,10 @@ func (r *OrchestrationReconciler) buryTombstone(ctx context.Context, req reconci
 	if o == nil {
 		return reconcile.Result{}, true, nil
 	}
+	if !r.tombstoneOwns(ctx, o) {
+		r.tombstones.drop(o)
+		return reconcile.Result{}, true, nil
+	}
 	retry, err := r.applyDeletionPolicy(ctx, o.DeepCopy())
 	if _, ok := isStoreError(err); ok {
 		pool := types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}
@@ -90,4 +94,24 @@ func (r *OrchestrationReconciler) buryTombstone(ctx context.Context, req reconci
 	}
 	r.tombstones.drop(o)
 	return reconcile.Result{}, true, nil
+}
+
+// tombstoneOwns reports whether the tombstone's object started the instance
+// its deletion policy would act on. A tombstone can be the stale last state
+// of an object whose finalizer did run (a delete seen only on a relist), and
+// an explicit instance ID may belong to a newer object by then: the store's
+// recorded owner decides. Unknown (a store error, a start not run yet, no
+// owner recorded) counts as owned, and the policy acts as the finalizer
+// would have.
+func (r *OrchestrationReconciler) tombstoneOwns(ctx context.Context, o *v1.Orchestration) bool {
+	id, _ := deletionTarget(o)
+	if id == "" {
+		return true
+	}
+	store, err := r.storeFor(ctx, o)
+	if err != nil {
+		return true
+	}
+	owner, err := store.Client.Owner(ctx, id)
+	return err != nil || owner == "" || owner == ownerOf(o)
 }
