@@ -10,28 +10,20 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
 // Fetch implements provider.Provider.
 func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	if req.Instance == "" {
-		return p.fetchOrchestration(ctx, "fetch orchestration items", req.Max, req.LockFor, req.PollFor, req.FromCache)
-	}
-	if req.Max < 1 {
-		return nil, encode.Invalid("fetch instance item", req.Instance, "max must be at least 1, got %d", req.Max)
-	}
-	item, err := p.fetchInstanceItem(ctx, req.Instance, req.LockFor)
-	if err != nil || item == nil {
-		return nil, err
-	}
-	return []*provider.OrchestrationItem{item}, nil
+	return fetch.Route(ctx, req, p.fetchOrchestration, p.fetchInstanceItem)
 }
 
 // fetchOrchestration long-polls for ready turns. With cached, the turns of
 // timers this provider queued and that fell due are built from the history
 // cache where it can (FetchRequest.FromCache), without a transaction.
-func (p *Provider) fetchOrchestration(ctx context.Context, op string, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+	const op = "fetch orchestration items"
 	if max < 1 {
 		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
 	}
