@@ -42,7 +42,7 @@ func (c *cli) listCommand() *cobra.Command {
 			}
 			infos := make([]provider.InstanceInfo, 0, len(ids))
 			for _, id := range ids {
-				info, err := admin.GetInstanceInfo(cmd.Context(), id)
+				info, err := admin.GetInstanceInfo(cmd.Context(), provider.InstanceRequest{Instance: id})
 				if err != nil {
 					return fmt.Errorf("describe instance %s: %w", id, err)
 				}

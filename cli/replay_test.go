@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 	"github.com/duroxide/duroxide-go/runtime"
 	"github.com/duroxide/duroxide-go/samples"
@@ -125,7 +126,7 @@ func TestReplayFileNamesItsInstance(t *testing.T) {
 	if err := os.WriteFile(file, []byte(cliWith(t, store, "history", "fan-1", "-o", "json").stdout), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	events, err := p.ReadHistory(t.Context(), "fan-1")
+	events, err := p.ReadHistory(t.Context(), provider.ExecutionRequest{Instance: "fan-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

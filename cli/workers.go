@@ -26,7 +26,7 @@ func (c *cli) workersCommand() *cobra.Command {
 			if !ok {
 				return fmt.Errorf("store %T keeps no worker announcements", c.provider)
 			}
-			list, err := w.ListWorkers(cmd.Context(), within)
+			list, err := w.ListWorkers(cmd.Context(), provider.ListWorkersRequest{Within: within})
 			if err != nil {
 				return fmt.Errorf("list workers: %w", err)
 			}

@@ -79,7 +79,7 @@ func (r *OrchestrationReconciler) reportUnconsumedEvents(ctx context.Context, o 
 func missingFromHistory(ctx context.Context, store *Store, id string, lastExecution int64, prefix string, keys []string) ([]string, error) {
 	missing := slices.Clone(keys)
 	for exec := lastExecution; exec >= 1 && len(missing) > 0; exec-- {
-		history, err := store.provider.ReadHistoryExecution(ctx, id, exec)
+		history, err := store.provider.ReadHistory(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: exec})
 		if err != nil {
 			return nil, fmt.Errorf("read history of %q (execution %d): %w", id, exec, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
 	dxruntime "github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -42,7 +43,7 @@ func TestThousandOrchestrations(t *testing.T) {
 		if want := fmt.Sprintf(`"Hello, %s!"`, name); o.Status.Output != want {
 			t.Fatalf("%s: output %s, want %s", name, o.Status.Output, want)
 		}
-		exec, err := p.store.GetExecutionInfo(t.Context(), o.Status.InstanceID, 1)
+		exec, err := p.store.GetExecutionInfo(t.Context(), provider.ExecutionRequest{Instance: o.Status.InstanceID, ExecutionID: 1})
 		if err != nil || exec.CompletedAt.IsZero() {
 			t.Fatalf("%s: execution info %+v, %v", name, exec, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // A transaction left open elsewhere on the PostgreSQL server (a psql session,
@@ -50,7 +51,7 @@ func TestStatusLagWithUnrelatedOpenTransaction(t *testing.T) {
 		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: p.ns, Name: name}, o); err != nil {
 			t.Fatal(err)
 		}
-		exec, err := p.store.GetExecutionInfo(t.Context(), o.Status.InstanceID, 1)
+		exec, err := p.store.GetExecutionInfo(t.Context(), provider.ExecutionRequest{Instance: o.Status.InstanceID, ExecutionID: 1})
 		if err != nil || exec.CompletedAt.IsZero() {
 			t.Fatalf("%s: execution info %+v, %v", name, exec, err)
 		}

@@ -37,7 +37,7 @@ func (st *Store) liveWorkers(ctx context.Context) ([]provider.WorkerInfo, bool) 
 	if !st.workers.readAt.IsZero() && time.Since(st.workers.readAt) < workersTTL {
 		return st.workers.live, true
 	}
-	live, err := w.ListWorkers(ctx, liveWorkerWindow)
+	live, err := w.ListWorkers(ctx, provider.ListWorkersRequest{Within: liveWorkerWindow})
 	if err != nil {
 		log.FromContext(ctx).V(1).Info("cannot read worker announcements", "error", err.Error())
 		return nil, false

@@ -5,51 +5,93 @@ import (
 	"time"
 )
 
-// Admin is the management side of a store: inspection, deletion and pruning.
+// Admin is the management side of a store: inspection, repair, deletion
+// and pruning. Every store implements it (Provider embeds it).
 type Admin interface {
-	// ListInstances returns every instance ID, newest first.
-	ListInstances(ctx context.Context) ([]string, error)
-	// ListInstancesByStatus returns the IDs of instances whose current execution has status.
-	ListInstancesByStatus(ctx context.Context, status ExecutionStatus) ([]string, error)
+	// ListInstances returns the IDs of instances, newest first: all of
+	// them, or those whose current execution has req.Status.
+	ListInstances(ctx context.Context, req ListRequest) ([]string, error)
 	// ListExecutions returns an instance's execution IDs in ascending order.
-	ListExecutions(ctx context.Context, instance string) ([]int64, error)
+	ListExecutions(ctx context.Context, req InstanceRequest) ([]int64, error)
 	// GetInstanceInfo describes an instance; an unknown one gets ErrNotFound.
-	GetInstanceInfo(ctx context.Context, instance string) (InstanceInfo, error)
-	// StartQueued reports whether a StartOrchestration message for instance is
-	// queued and not yet processed: the instance is being started though
-	// GetInstanceInfo does not know it yet.
-	StartQueued(ctx context.Context, instance string) (bool, error)
+	GetInstanceInfo(ctx context.Context, req InstanceRequest) (InstanceInfo, error)
+	// StartQueued reports whether a StartOrchestration message for the
+	// instance is queued and not yet processed: the instance is being
+	// started though GetInstanceInfo does not know it yet.
+	StartQueued(ctx context.Context, req InstanceRequest) (bool, error)
 	// GetExecutionInfo describes one execution; an unknown one gets ErrNotFound.
-	GetExecutionInfo(ctx context.Context, instance string, executionID int64) (ExecutionInfo, error)
+	GetExecutionInfo(ctx context.Context, req ExecutionRequest) (ExecutionInfo, error)
 	// GetSystemMetrics counts instances by status, executions and history events.
 	GetSystemMetrics(ctx context.Context) (SystemMetrics, error)
 	// GetQueueDepths counts queued messages.
 	GetQueueDepths(ctx context.Context) (QueueDepths, error)
 	// ListChildren returns the direct sub-orchestrations of an instance.
-	ListChildren(ctx context.Context, instance string) ([]string, error)
+	ListChildren(ctx context.Context, req InstanceRequest) ([]string, error)
 	// GetParent returns an instance's parent; ok is false for a root instance.
 	// An unknown instance gets ErrNotFound.
-	GetParent(ctx context.Context, instance string) (parent string, ok bool, err error)
+	GetParent(ctx context.Context, req InstanceRequest) (parent string, ok bool, err error)
 	// GetInstanceTree returns an instance and all its descendants.
-	GetInstanceTree(ctx context.Context, root string) (InstanceTree, error)
+	GetInstanceTree(ctx context.Context, req InstanceRequest) (InstanceTree, error)
+	// AppendHistory appends events to an existing execution outside a turn
+	// (tools and repairs). Duplicate IDs get ErrDuplicateEvent and append
+	// nothing.
+	AppendHistory(ctx context.Context, req AppendRequest) error
 
-	// DeleteInstance deletes a root instance and all its descendants: instance
-	// rows, executions, history, queued messages and locks, atomically. Without
-	// force it refuses (ErrInstanceRunning) when any of them is still running,
-	// and refuses a sub-orchestration (ErrInvalidArgument: delete its root).
-	// Force deletes a sub-orchestration only once its parent has finished: a
-	// running parent waits for it, so that is refused (ErrInstanceRunning).
-	// After a forced delete, an in-flight ack of the instance gets ErrLockNotHeld
-	// and cannot recreate it.
-	DeleteInstance(ctx context.Context, instance string, force bool) (DeleteResult, error)
-	// DeleteInstances deletes several instances as DeleteInstance does, all or none.
-	DeleteInstances(ctx context.Context, instances []string, force bool) (DeleteResult, error)
+	// DeleteInstances deletes root instances and all their descendants:
+	// instance rows, executions, history, queued messages and locks, all or
+	// none, atomically. Without req.Force it refuses (ErrInstanceRunning)
+	// when any of them is still running, and refuses a sub-orchestration
+	// (ErrInvalidArgument: delete its root). Force deletes a
+	// sub-orchestration only once its parent has finished: a running parent
+	// waits for it, so that is refused (ErrInstanceRunning). After a forced
+	// delete, an in-flight commit of the instance gets ErrLockNotHeld and
+	// cannot recreate it. With one instance, an unknown one gets
+	// ErrNotFound.
+	DeleteInstances(ctx context.Context, req DeleteRequest) (DeleteResult, error)
 	// DeleteInstancesBulk deletes terminal root instances matching the filter,
 	// with their descendants. Running instances are never selected.
 	DeleteInstancesBulk(ctx context.Context, filter DeleteFilter) (DeleteResult, error)
 	// PruneExecutions deletes old executions of an instance and their history.
 	// The current execution is never pruned.
-	PruneExecutions(ctx context.Context, instance string, options PruneOptions) (PruneResult, error)
+	PruneExecutions(ctx context.Context, req PruneRequest) (PruneResult, error)
+}
+
+// ListRequest filters ListInstances.
+type ListRequest struct {
+	// Status, when set, keeps the instances whose current execution has it.
+	Status ExecutionStatus
+}
+
+// InstanceRequest names an instance.
+type InstanceRequest struct {
+	Instance string
+}
+
+// ExecutionRequest names one execution of an instance.
+type ExecutionRequest struct {
+	Instance string
+	// ExecutionID is the execution; for ReadHistory, 0 is the current one.
+	ExecutionID int64
+}
+
+// AppendRequest appends events to one execution's history.
+type AppendRequest struct {
+	Instance    string
+	ExecutionID int64
+	Events      []Event
+}
+
+// DeleteRequest names the instances DeleteInstances deletes.
+type DeleteRequest struct {
+	Instances []string
+	// Force deletes running instances too; see Admin.DeleteInstances.
+	Force bool
+}
+
+// PruneRequest names the instance PruneExecutions prunes, and how.
+type PruneRequest struct {
+	Instance string
+	Options  PruneOptions
 }
 
 // InstanceInfo describes an instance and its current execution.

@@ -30,10 +30,14 @@ var (
 	ErrCorruptData = errors.New("corrupt stored data")
 	// ErrClosed: the provider was closed.
 	ErrClosed = errors.New("provider closed")
-	// ErrStale: a turn built from a cached history (CachedTurnCommitter) no
-	// longer matches the instance: another turn committed, a message is
-	// visible, or a lock holds it. Nothing was written.
+	// ErrStale: a turn built from a cached history (TurnCached) no longer
+	// matches the instance: another turn committed, a message is visible,
+	// or a lock holds it. Nothing was written.
 	ErrStale = errors.New("cached turn is stale")
+	// ErrUnsupported: the store does not implement the fast path a request
+	// asks for where no other answer declines it (a TurnNew commit). Nothing
+	// was written; callers take the usual path and need not ask again.
+	ErrUnsupported = errors.New("not supported by this store")
 )
 
 // Error is the error type providers return. It names the operation and, where

@@ -7,13 +7,18 @@ import (
 
 // Provider is the storage contract the runtime's dispatchers and client use.
 // Implementations are safe for concurrent use by many goroutines and by many
-// processes sharing one store.
+// processes sharing one store. Every method but Watch and Close takes one
+// request struct: what a call carries is named, and a new option is a new
+// field, not a new method.
 //
-// Polling: every fetch takes a lockTimeout, how long the returned lock lasts
-// unless renewed, and a pollTimeout. With pollTimeout zero a fetch returns at
-// once; otherwise it waits up to pollTimeout for work, returning early as soon as
-// work is available. A fetch that finds nothing returns nil and no error.
+// A store implements all of it. The fast paths are fields of a request
+// (CommitRequest.LockNextFor, TurnCommit.Lease, ActivityResult.QuietAfter,
+// StartRequest.LockFor, FetchRequest.FromCache) and each has an answer that
+// declines it, which a store without the technique gives: see each field.
 type Provider interface {
+	Admin
+	Workers
+
 	// Fetch locks the turns of up to req.Max instances that have visible
 	// messages and no live lock (or of the one instance req.Instance names),
 	// tags those messages with a new lock token per instance, counts an
@@ -24,108 +29,108 @@ type Provider interface {
 	// returns none when a live lock holds the instance or it has no visible
 	// message. A stored row that cannot be decoded does not fail the fetch:
 	// the item comes back locked with DecodeError set, so its attempts count
-	// toward the poison limit. With req.FromCache, a store that caches
-	// histories may also return turns built from its cache for timers its own
-	// acks queued that fell due (OrchestrationItem.Cached; see
-	// CachedTurnCommitter); a store without a cache ignores it. An invalid
-	// request (Max < 1, LockFor ≤ 0, PollFor < 0) gets ErrInvalidArgument.
+	// toward the poison limit. For FromCache and Deliver, turns built from a
+	// history cache, see FetchRequest. An invalid request (Max < 1,
+	// LockFor ≤ 0, PollFor < 0, Deliver without FromCache and Instance) gets
+	// ErrInvalidArgument.
 	Fetch(ctx context.Context, req FetchRequest) ([]*OrchestrationItem, error)
 
-	// AckOrchestrationItem commits a turn atomically: it creates the instance
-	// (first turn) and the execution, appends the history delta, applies the
-	// metadata (status, output, custom status), enqueues worker and orchestrator
-	// items (TimerFired items become visible at FireAt), removes cancelled
-	// activities from the worker queue, deletes exactly the messages fetched under
-	// lockToken and releases the lock. All of it happens or none of it does.
-	// A stale, expired or unknown token gets ErrLockNotHeld; a history event ID
-	// the execution already has gets ErrDuplicateEvent; neither changes anything.
-	AckOrchestrationItem(ctx context.Context, lockToken string, ack OrchestrationAck) error
+	// Commit writes what req carries in one transaction: an activity's
+	// result, a turn, or both (see CommitRequest for the combinations). All
+	// of it happens or none of it does. A stale, expired or unknown lock
+	// token gets ErrLockNotHeld; a history event ID the execution already
+	// has gets ErrDuplicateEvent; a cached turn whose instance changed
+	// since it was built gets ErrStale; none of them changes anything. A
+	// combination CommitRequest does not list gets ErrInvalidArgument.
+	Commit(ctx context.Context, req CommitRequest) (Committed, error)
 
-	// AbandonOrchestrationItem releases the lock without committing. The fetched
-	// messages stay queued. With delay > 0 the instance stays unfetchable for
-	// delay (backoff); with ignoreAttempt the fetch's attempt is not counted.
-	// A non-nil cause (why the turn was handed back: nondeterministic code, an
-	// unregistered name, a store error) is kept as the instance's LastError
-	// until a turn of it is acked; with delay 0 it may be dropped at once.
-	// A stale, expired or unknown token gets ErrLockNotHeld and changes nothing.
-	AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *ErrorDetails) error
+	// AbandonOrchestrationItem releases a turn's lock without committing.
+	// The fetched messages stay queued. With req.Delay > 0 the instance
+	// stays unfetchable for Delay (backoff); with IgnoreAttempt the fetch's
+	// attempt is not counted. A non-nil Cause (why the turn was handed back:
+	// nondeterministic code, an unregistered name, a store error) is kept as
+	// the instance's LastError until a turn of it is committed; with Delay 0
+	// it may be dropped at once. A stale, expired or unknown token gets
+	// ErrLockNotHeld and changes nothing.
+	AbandonOrchestrationItem(ctx context.Context, req AbandonRequest) error
 
-	// RenewOrchestrationItemLock extends a live lock to now+extendFor.
+	// RenewOrchestrationItemLock extends a live turn lock to now+req.ExtendFor.
 	// A stale, expired or unknown token gets ErrLockNotHeld.
-	RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error
+	RenewOrchestrationItemLock(ctx context.Context, req RenewRequest) error
 
-	// FetchWorkItem locks the oldest visible, unlocked worker-queue item and counts
-	// an attempt on it. The lease reports the state of the execution the activity
+	// FetchWorkItem locks the oldest visible, unlocked worker-queue item for
+	// req.LockFor, waiting up to req.PollFor for one, and counts an attempt
+	// on it. The lease reports the state of the execution the activity
 	// belongs to, so a worker can skip or cancel activities nobody waits for.
-	FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*WorkItemLease, error)
+	// nil when none is ready.
+	FetchWorkItem(ctx context.Context, req FetchWorkRequest) (*WorkItemLease, error)
 
-	// AckWorkItem deletes the locked item and, when completion is not nil, enqueues
-	// it to the orchestrator queue, atomically. A stale, expired or unknown token
-	// (including an item removed by cancellation) gets ErrLockNotHeld and enqueues nothing.
-	AckWorkItem(ctx context.Context, lockToken string, completion *WorkItem) error
+	// AbandonWorkItem unlocks an activity's item, visible again after
+	// req.Delay. With IgnoreAttempt the fetch's attempt is not counted
+	// (Cause is not used). A stale, expired or unknown token gets
+	// ErrLockNotHeld and changes nothing.
+	AbandonWorkItem(ctx context.Context, req AbandonRequest) error
 
-	// AbandonWorkItem unlocks the item, visible again after delay. With
-	// ignoreAttempt the fetch's attempt is not counted. A stale, expired or
-	// unknown token gets ErrLockNotHeld and changes nothing.
-	AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error
+	// RenewWorkItemLock extends a live activity lease to now+req.ExtendFor
+	// and reports the state of the activity's execution. A stale, expired or
+	// unknown token, or an item removed by cancellation, gets ErrLockNotHeld.
+	RenewWorkItemLock(ctx context.Context, req RenewRequest) (ExecutionState, error)
 
-	// RenewWorkItemLock extends a live lock to now+extendFor and reports the state
-	// of the activity's execution. A stale, expired or unknown token, or an item
-	// removed by cancellation, gets ErrLockNotHeld.
-	RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (ExecutionState, error)
+	// EnqueueForOrchestrator adds req.Item to the orchestrator queue of
+	// req.Item.Instance, visible after req.Delay. It never creates the
+	// instance row and never waits for the instance's lock.
+	EnqueueForOrchestrator(ctx context.Context, req EnqueueRequest) error
 
-	// EnqueueForOrchestrator adds a message to the orchestrator queue of
-	// item.Instance, visible after delay. It never creates the instance row and
-	// never waits for the instance's lock.
-	EnqueueForOrchestrator(ctx context.Context, item WorkItem, delay time.Duration) error
+	// EnqueueForWorker adds req.Item, an ActivityExecute item, to the worker
+	// queue, visible after req.Delay.
+	EnqueueForWorker(ctx context.Context, req EnqueueRequest) error
 
-	// StartInstance queues start, a StartOrchestration for a new instance,
-	// and after it events (ExternalRaised messages for that instance, which
-	// its first turn receives), when the store lets the instance start under
-	// reuse, decided in the same transaction, which no other start of the ID
-	// interleaves with:
+	// StartInstance queues req.Start, a StartOrchestration for a new
+	// instance, and after it req.Events (ExternalRaised messages for that
+	// instance, which its first turn receives), when the store lets the
+	// instance start under req.Reuse, decided in the same transaction, which
+	// no other start of the ID interleaves with:
 	//   - no instance has the ID and no start of it is queued: all is queued;
-	//   - start.Owner is set and equals the owner the instance's current
+	//   - Start.Owner is set and equals the owner the instance's current
 	//     execution, or its queued start, recorded: it is a retry of that
-	//     start; nothing is queued and the result is nil, whatever reuse says;
-	//   - reuse allows replacing what holds the ID (see IDReusePolicy) and it
+	//     start; nothing is queued and the result is nil, whatever Reuse says;
+	//   - Reuse allows replacing what holds the ID (see IDReusePolicy) and it
 	//     is a root instance or a queued start: it is deleted, as
-	//     DeleteInstance deletes (forced for IDReuseTerminateRunning), and all
-	//     is queued;
+	//     DeleteInstances deletes (forced for IDReuseTerminateRunning), and
+	//     all is queued;
 	//   - otherwise nothing changes and the error is an *AlreadyExistsError
 	//     (errors.Is ErrAlreadyExists) saying what holds the ID.
 	// A sub-orchestration is never replaced: its parent waits for it.
-	StartInstance(ctx context.Context, start WorkItem, events []WorkItem, reuse IDReusePolicy) error
+	//
+	// With req.LockFor > 0 (eager start: the starting process runs the
+	// first turn) the same transaction locks the instance for LockFor when
+	// no live lock holds it and returns its turn as a fetch by name does.
+	// The turn is nil when the instance is locked elsewhere or its messages
+	// are not ready, or the store declines: what was queued then waits for
+	// any dispatcher. LockFor with Events gets ErrInvalidArgument.
+	StartInstance(ctx context.Context, req StartRequest) (*OrchestrationItem, error)
 
-	// SendToInstance adds a client's message (an external event, a cancel or a
-	// terminate request) to the orchestrator queue of item.Instance if the
+	// SendToInstance adds a client's message (an external event, a cancel or
+	// a terminate request) to the orchestrator queue of item.Instance if the
 	// instance can still receive it, checked in the same transaction: its
 	// current execution is running, or continued as new (the next execution
-	// reads it), or a StartOrchestration for it is queued.
-	// Otherwise nothing is queued and the error wraps ErrNotFound (no such
-	// instance, none being started) or ErrInstanceFinished (the current
-	// execution has ended). A message that races with the instance's last turn
-	// may still be accepted and then not consumed; it stays in no history.
+	// reads it), or a StartOrchestration for it is queued. Otherwise nothing
+	// is queued and the error wraps ErrNotFound (no such instance, none being
+	// started) or ErrInstanceFinished (the current execution has ended). A
+	// message that races with the instance's last turn may still be accepted
+	// and then not consumed; it stays in no history.
 	SendToInstance(ctx context.Context, item WorkItem) error
 
-	// EnqueueForWorker adds an ActivityExecute item to the worker queue, visible after delay.
-	EnqueueForWorker(ctx context.Context, item WorkItem, delay time.Duration) error
+	// ReadHistory returns the history of req.Instance's execution
+	// req.ExecutionID (0: the current one) in event ID order; an unknown
+	// instance or execution has an empty history.
+	ReadHistory(ctx context.Context, req ExecutionRequest) ([]Event, error)
 
-	// ReadHistory returns the current execution's history in event ID order; an
-	// unknown instance has an empty history.
-	ReadHistory(ctx context.Context, instance string) ([]Event, error)
-
-	// ReadHistoryExecution returns the history of one execution in event ID order.
-	ReadHistoryExecution(ctx context.Context, instance string, executionID int64) ([]Event, error)
-
-	// AppendHistory appends events to an existing execution outside a turn
-	// (tools and repairs). Duplicate IDs get ErrDuplicateEvent and append nothing.
-	AppendHistory(ctx context.Context, instance string, executionID int64, events []Event) error
-
-	// GetCustomStatus returns the instance's custom status. changed is false, and
-	// the value is not loaded, when its version is still knownVersion: pollers pay
-	// for data only when something changed. An unknown instance gets ErrNotFound.
-	GetCustomStatus(ctx context.Context, instance string, knownVersion int64) (status CustomStatus, changed bool, err error)
+	// GetCustomStatus returns the instance's custom status. changed is false,
+	// and the value is not loaded, when its version is still
+	// req.KnownVersion: pollers pay for data only when something changed. An
+	// unknown instance gets ErrNotFound.
+	GetCustomStatus(ctx context.Context, req CustomStatusRequest) (status CustomStatus, changed bool, err error)
 
 	// Watch reports instance status and custom status changes recorded after the
 	// call, by this process or any other sharing the store, until ctx ends; then
@@ -141,7 +146,7 @@ type Provider interface {
 type FetchRequest struct {
 	// Max is how many instances' turns to lock at most: at least 1.
 	Max int
-	// LockFor is the instance locks' lease: a turn not acked, renewed or
+	// LockFor is the instance locks' lease: a turn not committed, renewed or
 	// abandoned by then may be taken over by another fetch.
 	LockFor time.Duration
 	// PollFor is how long to wait for ready work when there is none (0:
@@ -151,14 +156,25 @@ type FetchRequest struct {
 	// turn no worker will run, see runtime.Client.TerminateNow); "" takes any
 	// ready ones.
 	Instance string
-	// FromCache lets a store that caches histories (CachedTurnCommitter)
-	// answer, for timers its own acks queued that fell due, with turns built
-	// from the cache: Cached set, not locked, one per instance, its messages
-	// every timer of it that fell due (a turn for one would find the others
-	// visible, and be stale). Such a turn commits with CommitCachedTurn and
-	// an empty work token; when that is stale, the timers are still queued,
-	// for a named fetch or any other.
+	// FromCache lets a store that caches histories answer, for timers its
+	// own commits queued that fell due, with turns built from the cache:
+	// Cached set, not locked, one per instance, its messages every timer of
+	// it that fell due (a turn for one would find the others visible, and be
+	// stale). Such a turn commits as a TurnCached TurnCommit with no
+	// Activity; when that is stale, the timers are still queued, for a named
+	// fetch or any other. A store without a cache ignores it.
 	FromCache bool
+	// Deliver, with FromCache and Instance, asks the cache alone (the store
+	// is not read and nothing is locked) for the turn of Instance that
+	// delivers these messages in order: the last is an activity's result,
+	// never queued, for execution Deliver[len-1].ExecutionID; those before
+	// it are results of that execution this process's quiet commits queued
+	// (ActivityResult.QuietAfter), which the turn consumes. The turn holds
+	// the whole history when the execution still runs, AttemptCount 1, and
+	// Cached set; it commits as a TurnCached TurnCommit with the activity's
+	// ActivityResult. None when the store holds no such history (a store
+	// without a cache never does).
+	Deliver []WorkItem
 }
 
 // FetchOne fetches at most one turn (nil when none is ready): Fetch for a
@@ -170,4 +186,63 @@ func FetchOne(ctx context.Context, p Provider, req FetchRequest) (*Orchestration
 		return nil, err
 	}
 	return items[0], nil
+}
+
+// FetchWorkRequest says how long a fetched activity's lease lasts and how
+// long to wait for one.
+type FetchWorkRequest struct {
+	// LockFor is the lease: an item not acked, renewed or abandoned by then
+	// may be fetched again.
+	LockFor time.Duration
+	// PollFor is how long to wait for ready work when there is none (0:
+	// answer at once).
+	PollFor time.Duration
+}
+
+// AbandonRequest hands back a locked turn or activity without committing it.
+type AbandonRequest struct {
+	LockToken string
+	// Delay keeps the work unfetchable this long (backoff); 0: at once.
+	Delay time.Duration
+	// IgnoreAttempt does not count the fetch's attempt toward the poison
+	// limit (the work was handed back for reasons of the process, such as
+	// shutdown).
+	IgnoreAttempt bool
+	// Cause, for a turn, says why it was handed back; see
+	// Provider.AbandonOrchestrationItem.
+	Cause *ErrorDetails
+}
+
+// RenewRequest extends a live lock.
+type RenewRequest struct {
+	LockToken string
+	// ExtendFor is the lock's new lease, counted from now.
+	ExtendFor time.Duration
+}
+
+// EnqueueRequest adds one message to a queue.
+type EnqueueRequest struct {
+	Item WorkItem
+	// Delay keeps the message invisible this long; 0: visible at once.
+	Delay time.Duration
+}
+
+// StartRequest starts an instance; see Provider.StartInstance.
+type StartRequest struct {
+	// Start is the StartOrchestration message of the new instance.
+	Start WorkItem
+	// Events are ExternalRaised messages the first turn receives.
+	Events []WorkItem
+	// Reuse says what to do when the instance ID is taken.
+	Reuse IDReusePolicy
+	// LockFor > 0 locks the new instance's first turn for the caller (eager
+	// start).
+	LockFor time.Duration
+}
+
+// CustomStatusRequest asks for an instance's custom status unless its
+// version is still KnownVersion.
+type CustomStatusRequest struct {
+	Instance     string
+	KnownVersion int64
 }

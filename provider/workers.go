@@ -43,10 +43,22 @@ func (w WorkerInfo) Registers(name, version string) bool {
 type Workers interface {
 	// Heartbeat records the worker's announcement, or refreshes it.
 	Heartbeat(ctx context.Context, w WorkerInfo) error
-	// RemoveWorker forgets a worker; a worker calls it when it shuts down cleanly.
-	RemoveWorker(ctx context.Context, id string) error
-	// ListWorkers returns the workers whose last heartbeat is at most within old.
-	ListWorkers(ctx context.Context, within time.Duration) ([]WorkerInfo, error)
+	// RemoveWorker forgets worker req.ID; a worker calls it when it shuts
+	// down cleanly.
+	RemoveWorker(ctx context.Context, req WorkerRequest) error
+	// ListWorkers returns the workers whose last heartbeat is at most
+	// req.Within old.
+	ListWorkers(ctx context.Context, req ListWorkersRequest) ([]WorkerInfo, error)
+}
+
+// WorkerRequest names a worker.
+type WorkerRequest struct {
+	ID string
+}
+
+// ListWorkersRequest says how recent a worker's heartbeat must be to be listed.
+type ListWorkersRequest struct {
+	Within time.Duration
 }
 
 // workerRecord is the stored form of a WorkerInfo: what the worker announces,

@@ -2,27 +2,11 @@ package runtime_test
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
 
-	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
-
-// flakyAcks is a store whose first activity acks fail as a restarting
-// database's would.
-type flakyAcks struct {
-	testStore
-	failures atomic.Int32
-}
-
-func (f *flakyAcks) AckWorkItem(ctx context.Context, token string, completion *provider.WorkItem) error {
-	if f.failures.Add(-1) >= 0 {
-		return &provider.Error{Op: "ack work item", Retryable: true, Err: errors.New("connection refused")}
-	}
-	return f.testStore.AckWorkItem(ctx, token, completion)
-}
 
 // A finished activity whose result cannot be reported for a while keeps its
 // result: it runs once, its attempt count stays 1, and the orchestration
@@ -30,8 +14,8 @@ func (f *flakyAcks) AckWorkItem(ctx context.Context, token string, completion *p
 // and the failed report counted toward the poison limit.
 func TestActivityResultKeptWhileTheStoreIsDown(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		flaky := &flakyAcks{testStore: store}
-		flaky.failures.Store(4)
+		flaky := &pathStore{testStore: store}
+		flaky.failResults.Store(4)
 		var runs atomic.Int32
 		var attempts atomic.Int32
 		reg := runtime.NewRegistry()
@@ -56,8 +40,8 @@ func TestActivityResultKeptWhileTheStoreIsDown(t *testing.T) {
 		if err := st.DecodeOutput(&out); err != nil || st.Status != runtime.StatusCompleted || out != "done x" {
 			t.Fatalf("status %s output %q (%v), failure %+v", st.Status, out, err, st.Failure)
 		}
-		if runs.Load() != 1 || attempts.Load() != 1 || flaky.failures.Load() >= 0 {
-			t.Fatalf("activity ran %d times (last attempt %d); %d failed reports left", runs.Load(), attempts.Load(), flaky.failures.Load())
+		if runs.Load() != 1 || attempts.Load() != 1 || flaky.failResults.Load() >= 0 {
+			t.Fatalf("activity ran %d times (last attempt %d); %d failed reports left", runs.Load(), attempts.Load(), flaky.failResults.Load())
 		}
 	})
 }

@@ -39,7 +39,7 @@ func (r *Runtime) withdraw(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := w.RemoveWorker(ctx, r.opts.WorkerID); err != nil {
+	if err := w.RemoveWorker(ctx, provider.WorkerRequest{ID: r.opts.WorkerID}); err != nil {
 		r.opts.Logger.Warn("withdrawing the worker announcement failed", "worker", r.opts.WorkerID, "error", err)
 	}
 }

@@ -39,7 +39,7 @@ func testRuntimeAnnouncesItsCode(t *testing.T, store testStore) {
 	if err := rt.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	list, err := workers.ListWorkers(t.Context(), time.Hour)
+	list, err := workers.ListWorkers(t.Context(), provider.ListWorkersRequest{Within: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func waitForWorkers(t *testing.T, w provider.Workers, ok func([]provider.WorkerI
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		list, err := w.ListWorkers(t.Context(), time.Hour)
+		list, err := w.ListWorkers(t.Context(), provider.ListWorkersRequest{Within: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

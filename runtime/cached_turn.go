@@ -17,7 +17,7 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // reportWithCachedTurn runs the turn that delivers completion, after queued
 // (results this process acked quietly), from the history the store caches
 // and commits it with the activity's ack in one transaction
-// (provider.CachedTurnCommitter): in a sequence of activities, one commit
+// (provider.FetchRequest.Deliver, provider.TurnCached): in a sequence of activities, one commit
 // per step, no lock taken first; at the end of a fan-out, one commit for the
 // turn that gathers every result. done is false when nothing was
 // written: the store holds no such history, other answers are awaited (their
@@ -28,19 +28,20 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // error (done) is the ack's: the activity lease lost, or the store failing.
 func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem,
 	queued []provider.WorkItem) (done bool, err error) {
-	c, ok := r.p.(provider.CachedTurnCommitter)
-	if !ok {
+	items, err := r.p.Fetch(ctx, provider.FetchRequest{Max: 1, Instance: completion.Instance, FromCache: true,
+		Deliver: append(queued[:len(queued):len(queued)], *completion)})
+	if err != nil || len(items) == 0 {
 		return false, nil
 	}
-	item := c.CachedTurn(completion.Instance, completion.ExecutionID, *completion, queued...)
-	if item == nil || othersAwaited(item.History, item.Messages) {
+	item := items[0]
+	if othersAwaited(item.History, item.Messages) {
 		return false, nil
 	}
 	if !r.awaitTurnSlot(r.opts.ActivityLockTimeout / 3) {
 		return false, nil
 	}
 	defer func() { <-r.turnSlots }()
-	return r.runCached(ctx, c, item, lease.LockToken, slot)
+	return r.runCached(ctx, item, lease, slot)
 }
 
 // awaitTurnSlot takes a turn slot, waiting up to d for one. Waiting holds no
@@ -60,13 +61,13 @@ func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
 	}
 }
 
-// runCached runs a turn built from the store's cache and commits it with
-// CommitCachedTurn: with workToken, the activity's ack (whose slot, own,
-// the first activity the turn schedules takes over); without, the deletion
-// of the timer the turn delivers. done is false when nothing was written:
+// runCached runs a turn built from the store's cache and commits it as a
+// TurnCached turn: with lease, with the activity's ack (whose slot, own,
+// the first activity the turn schedules takes over); without, deleting the
+// timers the turn delivers. done is false when nothing was written:
 // the turn did not simply run (a failure, a local activity), or the
 // instance changed meanwhile.
-func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem, workToken string, own *activitySlot) (done bool, err error) {
+func (r *Runtime) runCached(ctx context.Context, item *provider.OrchestrationItem, lease *provider.WorkItemLease, own *activitySlot) (done bool, err error) {
 	r.quiet.forget(item.Instance)
 	in, v := prepareTurn(item, time.Now())
 	if v != runIt {
@@ -83,12 +84,17 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 	if err != nil {
 		return false, nil
 	}
+	req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnCached, Cached: item, Ack: ack}}
+	if lease != nil {
+		req.Activity = &provider.ActivityResult{LockToken: lease.LockToken, Result: &item.Messages[len(item.Messages)-1]}
+	}
 	err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
-		leases, err := c.CommitCachedTurn(ctx, workToken, item, ack, leased, r.opts.ActivityLockTimeout)
+		req.Turn.Lease, req.Turn.LeaseFor = leased, r.opts.ActivityLockTimeout
+		c, err := r.p.Commit(ctx, req)
 		if err == nil {
 			r.quiet.note(item.Instance, ack, quiet)
 		}
-		return leases, err
+		return c.Leases, err
 	})
 	switch {
 	case errors.Is(err, provider.ErrStale):
@@ -104,8 +110,8 @@ func (r *Runtime) runCached(ctx context.Context, c provider.CachedTurnCommitter,
 // does not commit, the timer is still queued: the instance is fetched by
 // name and its turn runs as any fetched one, or, when it cannot be locked
 // now, a dispatcher's fetch takes it later.
-func (r *Runtime) runCachedTimerTurn(ctx context.Context, c provider.CachedTurnCommitter, item *provider.OrchestrationItem) {
-	done, err := r.runCached(ctx, c, item, "", nil)
+func (r *Runtime) runCachedTimerTurn(ctx context.Context, item *provider.OrchestrationItem) {
+	done, err := r.runCached(ctx, item, nil, nil)
 	if done && err == nil {
 		return
 	}

@@ -18,7 +18,7 @@ import (
 func queueUndecodable(t *testing.T, store testStore, instance string) {
 	t.Helper()
 	ctx := t.Context()
-	if err := store.EnqueueForOrchestrator(ctx, provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instance, Name: "x", Input: `1`}, time.Hour); err != nil {
+	if err := store.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instance, Name: "x", Input: `1`}, Delay: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	var err error
@@ -89,8 +89,8 @@ func TestCachedTurnRefusedOnAFailedExecution(t *testing.T) {
 // run from the cached history.
 func TestCancelledActivityLeavesLaterStepsCached(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		counts := &cacheCounts{}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached}
+		counts := counting
 		reg := runtime.NewRegistry()
 		registerTwice(reg)
 		runtime.RegisterActivity(reg, "Block", func(ctx context.Context, _ struct{}) (int, error) {
@@ -111,7 +111,7 @@ func TestCancelledActivityLeavesLaterStepsCached(t *testing.T) {
 		})
 		opts := fastOptions()
 		opts.ActivityRenewInterval = 50 * time.Millisecond
-		client := startRuntime(t, cachedStore{directStore{shortcutStore{counting}}, store, counts}, reg, opts).Client()
+		client := startRuntime(t, counting, reg, opts).Client()
 		const n = 3
 		for i := range n {
 			id := fmt.Sprintf("chain-%d", i)
@@ -122,8 +122,8 @@ func TestCancelledActivityLeavesLaterStepsCached(t *testing.T) {
 				t.Fatalf("%s: %s %q %v, want Completed %d", id, st.Status, st.Output, st.Failure, i+3)
 			}
 		}
-		settle(func() bool { return counts.committed.Load() >= 2*n })
-		if got := counts.committed.Load(); got < 2*n {
+		settle(func() bool { return counts.cachedCommitted.Load() >= 2*n })
+		if got := counts.cachedCommitted.Load(); got < 2*n {
 			t.Fatalf("%d cached turns committed, want at least %d: the two steps after the cancellation, per instance", got, 2*n)
 		}
 	})

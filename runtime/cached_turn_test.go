@@ -2,60 +2,14 @@ package runtime_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 	"github.com/duroxide/duroxide-go/runtime"
 )
-
-// cacheCounts counts how the activity acks of a cachedStore went.
-type cacheCounts struct {
-	committed, stale, continued atomic.Int64
-}
-
-// directShortcuts are the shortcuts a directStore exposes.
-type directShortcuts interface {
-	testStore
-	provider.ActivityLeaser
-	provider.ActivityContinuer
-	provider.EagerStarter
-	provider.FirstTurnCommitter
-}
-
-// cachedStore is a directStore (or unfetchedDirectStore) that can also
-// commit turns built from store's history cache (provider.CachedTurnCommitter).
-type cachedStore struct {
-	directShortcuts
-	store  testStore
-	counts *cacheCounts
-}
-
-var _ provider.CachedTurnCommitter = cachedStore{}
-
-func (s cachedStore) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
-	return s.store.(provider.CachedTurnCommitter).CachedTurn(instance, execution, msg, queued...)
-}
-
-func (s cachedStore) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
-	lease []int, lock time.Duration) ([]*provider.WorkItemLease, error) {
-	leases, err := s.store.(provider.CachedTurnCommitter).CommitCachedTurn(ctx, workToken, turn, ack, lease, lock)
-	switch {
-	case err == nil:
-		s.counts.committed.Add(1)
-	case errors.Is(err, provider.ErrStale):
-		s.counts.stale.Add(1)
-	}
-	return leases, err
-}
-
-func (s cachedStore) AckWorkItemContinuing(ctx context.Context, token string, completion provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
-	s.counts.continued.Add(1)
-	return s.directShortcuts.AckWorkItemContinuing(ctx, token, completion, lock)
-}
 
 // settle waits (up to 10 s) until done holds: a wrapper counts a commit
 // when the store returns it, just after the commit a waiter may already
@@ -82,11 +36,11 @@ func registerTwice(reg *runtime.Registry) {
 // turn is fetched or locked by an ack, and the outputs are right.
 func TestCachedTurnsCommitOnceAStep(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		counts := &cacheCounts{}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached}
+		counts := counting
 		reg := runtime.NewRegistry()
 		registerTwice(reg)
-		client := startRuntime(t, cachedStore{directStore{shortcutStore{counting}}, store, counts}, reg, fastOptions()).Client()
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
 		const n = 10
 		for i := range n {
 			id := fmt.Sprintf("twice-%d", i)
@@ -98,8 +52,8 @@ func TestCachedTurnsCommitOnceAStep(t *testing.T) {
 				t.Fatalf("%s: %s %q %v, want Completed %d", id, st.Status, st.Output, st.Failure, i+2)
 			}
 		}
-		settle(func() bool { return counts.committed.Load() >= 2*n })
-		committed, stale, continued := counts.committed.Load(), counts.stale.Load(), counts.continued.Load()
+		settle(func() bool { return counts.cachedCommitted.Load() >= 2*n })
+		committed, stale, continued := counts.cachedCommitted.Load(), counts.cachedStale.Load(), counts.activityNexts.Load()
 		if committed != 2*n || stale != 0 || continued != 0 || counting.turnsFetched.Load() != 0 {
 			t.Fatalf("%d cached turns committed, %d stale, %d activity acks continued, %d turns fetched; want %d, 0, 0, 0",
 				committed, stale, continued, counting.turnsFetched.Load(), 2*n)
@@ -112,8 +66,8 @@ func TestCachedTurnsCommitOnceAStep(t *testing.T) {
 // that follows takes both the event and the result.
 func TestStaleCachedTurnFallsBack(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		counts := &cacheCounts{}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached}
+		counts := counting
 		started, release := make(chan struct{}), make(chan struct{})
 		reg := runtime.NewRegistry()
 		runtime.RegisterActivity(reg, "Slow", func(_ context.Context, n int) (int, error) {
@@ -131,8 +85,8 @@ func TestStaleCachedTurnFallsBack(t *testing.T) {
 		})
 		// Dispatchers never fetch: the event waits in the queue until the
 		// activity's ack takes the instance.
-		unfetched := unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}
-		client := startRuntime(t, cachedStore{unfetched, store, counts}, reg, fastOptions()).Client()
+		counting.unfetched = true
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
 		if err := client.Start(t.Context(), "gated", "Gated", 4); err != nil {
 			t.Fatal(err)
 		}
@@ -145,46 +99,20 @@ func TestStaleCachedTurnFallsBack(t *testing.T) {
 		if st.Status != runtime.StatusCompleted || st.Output != "42" {
 			t.Fatalf("gated: %s %q %v, want Completed 42", st.Status, st.Output, st.Failure)
 		}
-		if counts.stale.Load() != 1 || counts.committed.Load() != 0 || counts.continued.Load() != 1 {
+		if counts.cachedStale.Load() != 1 || counts.cachedCommitted.Load() != 0 || counts.activityNexts.Load() != 1 {
 			t.Fatalf("%d cached turns stale, %d committed, %d activity acks continued; want 1, 0, 1",
-				counts.stale.Load(), counts.committed.Load(), counts.continued.Load())
+				counts.cachedStale.Load(), counts.cachedCommitted.Load(), counts.activityNexts.Load())
 		}
 	})
 }
 
-// timerCacheStore is a cachedStore on an unfetchedDirectStore whose
-// cached fetches hand out only the turns a test gives it (handOut): turns
-// run only when a start commits one, an activity completes, or the runtime
-// gets a cached timer turn and commits it or falls back to fetching its
-// instance by name.
-type timerCacheStore struct {
-	cachedStore
-	handOut       chan *provider.OrchestrationItem
-	fetchedByName atomic.Int64
-}
-
-func newTimerCacheStore(store testStore) *timerCacheStore {
-	unfetched := unfetchedDirectStore{unfetchedStore{shortcutStore{&countingStore{testStore: store}}}}
-	return &timerCacheStore{cachedStore: cachedStore{unfetched, store, &cacheCounts{}}, handOut: make(chan *provider.OrchestrationItem, 1)}
-}
-
-// Fetch hands out the turns put in handOut to the dispatchers' fetches
-// (which ask FromCache) and passes fetches by name to the store.
-func (s *timerCacheStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	if req.Instance != "" {
-		s.fetchedByName.Add(1)
-		return s.store.Fetch(ctx, req)
-	}
-	if !req.FromCache {
-		return s.cachedStore.Fetch(ctx, req)
-	}
-	select {
-	case item := <-s.handOut:
-		return []*provider.OrchestrationItem{item}, nil
-	case <-time.After(req.PollFor):
-	case <-ctx.Done():
-	}
-	return nil, nil
+// newTimerCacheStore is a pathStore whose dispatchers' fetches hand out
+// only the turns a test gives it (handOut): turns run only when a start
+// commits one, an activity completes, or the runtime gets a cached timer
+// turn and commits it or falls back to fetching its instance by name.
+func newTimerCacheStore(store testStore) *pathStore {
+	return &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached, unfetched: true,
+		handOut: make(chan *provider.OrchestrationItem, 1)}
 }
 
 // dueTimerTurn waits until the timer instance's first turn created is due
@@ -192,7 +120,7 @@ func (s *timerCacheStore) Fetch(ctx context.Context, req provider.FetchRequest) 
 // fetch would build it.
 func dueTimerTurn(t *testing.T, store testStore, instance string) *provider.OrchestrationItem {
 	t.Helper()
-	history, err := store.ReadHistory(t.Context(), instance)
+	history, err := store.ReadHistory(t.Context(), provider.ExecutionRequest{Instance: instance})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +130,7 @@ func dueTimerTurn(t *testing.T, store testStore, instance string) *provider.Orch
 		}
 		time.Sleep(time.Until(time.UnixMilli(ev.FireAt)) + 10*time.Millisecond)
 		timer := provider.WorkItem{Kind: provider.WorkTimerFired, Instance: instance, ExecutionID: 1, ID: ev.ID, FireAt: ev.FireAt}
-		turn := store.(provider.CachedTurnCommitter).CachedTurn(instance, 1, timer)
+		turn := providertest.CachedTurn(store, instance, 1, timer)
 		if turn == nil || !turn.Cached {
 			t.Fatalf("no cached turn of %s's timer: %+v", instance, turn)
 		}
@@ -242,8 +170,8 @@ func TestTimersFireFromTheCache(t *testing.T) {
 		if st.Status != runtime.StatusCompleted || st.Output != `"rested"` {
 			t.Fatalf("nap: %s %q %v, want Completed \"rested\"", st.Status, st.Output, st.Failure)
 		}
-		settle(func() bool { return s.counts.committed.Load() >= 1 })
-		if committed, stale, byName := s.counts.committed.Load(), s.counts.stale.Load(), s.fetchedByName.Load(); committed != 1 || stale != 0 || byName != 0 {
+		settle(func() bool { return s.cachedCommitted.Load() >= 1 })
+		if committed, stale, byName := s.cachedCommitted.Load(), s.cachedStale.Load(), s.fetchedByName.Load(); committed != 1 || stale != 0 || byName != 0 {
 			t.Fatalf("%d cached timer turns committed, %d stale, %d instances fetched by name; want 1, 0, 0", committed, stale, byName)
 		}
 	})
@@ -262,7 +190,7 @@ func TestStaleCachedTimerTurnFallsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		turn := dueTimerTurn(t, store, "nap")
-		if err := store.EnqueueForOrchestrator(t.Context(), provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "nap", Name: "go", Input: "7"}, 0); err != nil {
+		if err := store.EnqueueForOrchestrator(t.Context(), provider.EnqueueRequest{Item: provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "nap", Name: "go", Input: "7"}}); err != nil {
 			t.Fatal(err)
 		}
 		s.handOut <- turn
@@ -270,7 +198,7 @@ func TestStaleCachedTimerTurnFallsBack(t *testing.T) {
 		if st.Status != runtime.StatusCompleted || st.Output != "7" {
 			t.Fatalf("nap: %s %q %v, want Completed 7", st.Status, st.Output, st.Failure)
 		}
-		if stale, committed, byName := s.counts.stale.Load(), s.counts.committed.Load(), s.fetchedByName.Load(); stale != 1 || committed != 0 || byName != 1 {
+		if stale, committed, byName := s.cachedStale.Load(), s.cachedCommitted.Load(), s.fetchedByName.Load(); stale != 1 || committed != 0 || byName != 1 {
 			t.Fatalf("%d cached timer turns stale, %d committed, %d instances fetched by name; want 1, 0, 1", stale, committed, byName)
 		}
 	})
@@ -281,8 +209,8 @@ func TestStaleCachedTimerTurnFallsBack(t *testing.T) {
 // slot the finished one held: nothing is left for the worker queue's fetch.
 func TestCachedTurnHandsItsActivitySlotOn(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		counts := &cacheCounts{}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached}
+		counts := counting
 		reg := runtime.NewRegistry()
 		runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) { return n + 1, nil })
 		runtime.RegisterOrchestration(reg, "Five", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
@@ -296,15 +224,15 @@ func TestCachedTurnHandsItsActivitySlotOn(t *testing.T) {
 		})
 		opts := fastOptions()
 		opts.ActivityConcurrency = 1
-		client := startRuntime(t, cachedStore{directStore{shortcutStore{counting}}, store, counts}, reg, opts).Client()
+		client := startRuntime(t, counting, reg, opts).Client()
 		if err := client.Start(t.Context(), "five", "Five", 10); err != nil {
 			t.Fatal(err)
 		}
 		if st := wait(t, client, "five"); st.Status != runtime.StatusCompleted || st.Output != "15" {
 			t.Fatalf("five: %s %q %v, want Completed 15", st.Status, st.Output, st.Failure)
 		}
-		settle(func() bool { return counts.committed.Load() >= 5 })
-		if committed, fetched := counts.committed.Load(), counting.activitiesFetched.Load(); committed != 5 || fetched != 0 {
+		settle(func() bool { return counts.cachedCommitted.Load() >= 5 })
+		if committed, fetched := counts.cachedCommitted.Load(), counting.activitiesFetched.Load(); committed != 5 || fetched != 0 {
 			t.Fatalf("%d cached turns committed, %d activities fetched; want 5, 0", committed, fetched)
 		}
 	})

@@ -154,7 +154,8 @@ func (c *Client) queueStart(ctx context.Context, item provider.WorkItem, events 
 			return err
 		}
 	}
-	return c.p.StartInstance(ctx, item, events, reuse)
+	_, err := c.p.StartInstance(ctx, provider.StartRequest{Start: item, Events: events, Reuse: reuse})
+	return err
 }
 
 // RaiseOption configures RaiseEvent.
@@ -227,7 +228,7 @@ func (c *Client) terminateChildrenNow(ctx context.Context, parent string, depth 
 	if c.a == nil || depth >= maxTerminateDepth {
 		return nil
 	}
-	children, err := c.a.ListChildren(ctx, parent)
+	children, err := c.a.ListChildren(ctx, provider.InstanceRequest{Instance: parent})
 	if err != nil {
 		return fmt.Errorf("list children of %q: %w", parent, err)
 	}
@@ -262,7 +263,7 @@ func (c *Client) runTerminateTurn(ctx context.Context, instanceID string) error 
 		return fmt.Errorf("terminate %q now: %w", instanceID, ErrTurnInProgress)
 	}
 	if firstOfKind(item.Messages, provider.WorkCancelInstance) == nil {
-		_ = c.p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil)
+		_ = c.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true})
 		return errNoTerminate
 	}
 	New(c.p, NewRegistry(), Options{}).runOrchestrationItem(ctx, item)
@@ -330,15 +331,15 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 	if err := c.needAdmin("status"); err != nil {
 		return nil, err
 	}
-	info, err := c.a.GetInstanceInfo(ctx, instanceID)
+	info, err := c.a.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 	if errors.Is(err, provider.ErrNotFound) {
 		var queued bool
-		if queued, err = c.a.StartQueued(ctx, instanceID); err == nil && queued {
+		if queued, err = c.a.StartQueued(ctx, provider.InstanceRequest{Instance: instanceID}); err == nil && queued {
 			return &Status{Instance: instanceID, Status: StatusPending}, nil
 		}
 		if err == nil {
 			// The start may have been consumed between the two reads, creating the instance.
-			info, err = c.a.GetInstanceInfo(ctx, instanceID)
+			info, err = c.a.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 		}
 	}
 	if err != nil {
@@ -368,7 +369,7 @@ func statusFromInfo(info provider.InstanceInfo) *Status {
 // CustomStatus returns the custom status if its version moved past
 // knownVersion; changed is false otherwise, at the cost of one cheap query.
 func (c *Client) CustomStatus(ctx context.Context, instanceID string, knownVersion int64) (provider.CustomStatus, bool, error) {
-	return c.p.GetCustomStatus(ctx, instanceID, knownVersion)
+	return c.p.GetCustomStatus(ctx, provider.CustomStatusRequest{Instance: instanceID, KnownVersion: knownVersion})
 }
 
 // Wait blocks until the instance finishes (Completed, Failed or Terminated)
@@ -432,7 +433,7 @@ func (c *Client) Owner(ctx context.Context, instanceID string) (string, error) {
 
 // History returns the current execution's history.
 func (c *Client) History(ctx context.Context, instanceID string) ([]provider.Event, error) {
-	return c.p.ReadHistory(ctx, instanceID)
+	return c.p.ReadHistory(ctx, provider.ExecutionRequest{Instance: instanceID})
 }
 
 // List returns instance IDs, all of them or those with the given status.
@@ -441,9 +442,9 @@ func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]s
 		return nil, err
 	}
 	if status == "" {
-		return c.a.ListInstances(ctx)
+		return c.a.ListInstances(ctx, provider.ListRequest{})
 	}
-	return c.a.ListInstancesByStatus(ctx, status)
+	return c.a.ListInstances(ctx, provider.ListRequest{Status: status})
 }
 
 // Delete removes a finished instance and its sub-orchestrations with all their
@@ -452,7 +453,7 @@ func (c *Client) Delete(ctx context.Context, instanceID string, force bool) (pro
 	if err := c.needAdmin("delete"); err != nil {
 		return provider.DeleteResult{}, err
 	}
-	return c.a.DeleteInstance(ctx, instanceID, force)
+	return c.a.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{instanceID}, Force: force})
 }
 
 // Purge removes finished instances matching filter.
@@ -468,7 +469,7 @@ func (c *Client) Prune(ctx context.Context, instanceID string, opts provider.Pru
 	if err := c.needAdmin("prune"); err != nil {
 		return provider.PruneResult{}, err
 	}
-	return c.a.PruneExecutions(ctx, instanceID, opts)
+	return c.a.PruneExecutions(ctx, provider.PruneRequest{Instance: instanceID, Options: opts})
 }
 
 func (c *Client) needAdmin(op string) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -46,7 +47,7 @@ func continueAsNewByHand(t *testing.T, store provider.Provider, instance string,
 		Metadata: provider.ExecutionMetadata{OrchestrationName: "AwaitGo", OrchestrationVersion: item.Version,
 			Status: provider.StatusContinuedAsNew, Output: `"second"`},
 	}
-	if err := store.AckOrchestrationItem(ctx, item.LockToken, ack); err != nil {
+	if err := providertest.AckTurn(ctx, store, item.LockToken, ack); err != nil {
 		t.Fatalf("ack the continue-as-new: %v", err)
 	}
 }

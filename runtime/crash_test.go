@@ -134,7 +134,7 @@ func crashRecovery(t *testing.T, spec string, reopen func() testStore) {
 	_ = cmd.Wait()
 
 	store := reopen()
-	before, err := store.GetInstanceInfo(t.Context(), "order-1")
+	before, err := store.GetInstanceInfo(t.Context(), provider.InstanceRequest{Instance: "order-1"})
 	if err != nil || before.Status != provider.StatusRunning {
 		t.Fatalf("after the crash: %+v, %v; want a running instance", before, err)
 	}
@@ -143,7 +143,7 @@ func crashRecovery(t *testing.T, spec string, reopen func() testStore) {
 	if st.Status != runtime.StatusCompleted || st.Output != `"charged 42 after cooldown"` {
 		t.Fatalf("status %s output %s failure %v", st.Status, st.Output, st.Failure)
 	}
-	history, err := store.ReadHistory(t.Context(), "order-1")
+	history, err := store.ReadHistory(t.Context(), provider.ExecutionRequest{Instance: "order-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 			return
 		}
 		reconnected := r.reconnected()
-		lease, err := r.p.FetchWorkItem(ctx, r.opts.ActivityLockTimeout, r.opts.PollTimeout)
+		lease, err := r.p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: r.opts.ActivityLockTimeout, PollFor: r.opts.PollTimeout})
 		if err != nil || lease == nil {
 			if ctx.Err() != nil {
 				return
@@ -90,7 +90,7 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease, slot *activitySlot)
 		r.ackActivity(ctx, slot, lease, nil)
 	case activityInterrupted:
 		log.Warn("activity interrupted by shutdown; handing it back")
-		if err := r.p.AbandonWorkItem(ctx, lease.LockToken, 0, true); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		if err := r.p.AbandonWorkItem(ctx, provider.AbandonRequest{LockToken: lease.LockToken, IgnoreAttempt: true}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 			log.Error("hand back failed; the lease will expire", "error", err)
 		}
 	default:
@@ -142,7 +142,7 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activi
 		case <-r.hardCtx.Done():
 			return activityResult{err: r.hardCtx.Err(), outcome: activityInterrupted}
 		case <-renew.C:
-			state, err := r.p.RenewWorkItemLock(context.WithoutCancel(actx), lease.LockToken, r.opts.ActivityLockTimeout)
+			state, err := r.p.RenewWorkItemLock(context.WithoutCancel(actx), provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: r.opts.ActivityLockTimeout})
 			switch {
 			case errors.Is(err, provider.ErrLockNotHeld):
 				cancel()
@@ -209,7 +209,7 @@ func (r *Runtime) ackActivity(ctx context.Context, slot *activitySlot, lease *pr
 			log.Warn("activity result not reported before shutdown; its lease expires and the activity runs again", "error", err)
 			return
 		}
-		_, rerr := r.p.RenewWorkItemLock(ctx, lease.LockToken, r.opts.ActivityLockTimeout)
+		_, rerr := r.p.RenewWorkItemLock(ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: r.opts.ActivityLockTimeout})
 		switch {
 		case rerr == nil:
 			renewedAt = time.Now()
@@ -230,7 +230,7 @@ func (r *Runtime) retryOrFailActivity(ctx context.Context, slot *activitySlot, l
 	}
 	r.opts.Logger.Warn("activity cannot run; retrying with backoff", "instance", lease.Item.Instance,
 		"activity", lease.Item.Name, "attempt", lease.AttemptCount, "class", d.Class, "error", d.Message)
-	if err := r.p.AbandonWorkItem(ctx, lease.LockToken, r.opts.backoff(lease.AttemptCount), false); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+	if err := r.p.AbandonWorkItem(ctx, provider.AbandonRequest{LockToken: lease.LockToken, Delay: r.opts.backoff(lease.AttemptCount)}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lease will expire", "instance", lease.Item.Instance, "error", err)
 	}
 }

@@ -40,8 +40,8 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 			slots <- struct{}{}
 			r.loops.Go(func() {
 				defer func() { <-slots }()
-				if c, ok := r.p.(provider.CachedTurnCommitter); ok && item.Cached {
-					r.runCachedTimerTurn(context.WithoutCancel(ctx), c, item)
+				if item.Cached {
+					r.runCachedTimerTurn(context.WithoutCancel(ctx), item)
 					return
 				}
 				r.runOrchestrationItem(context.WithoutCancel(ctx), item)
@@ -50,13 +50,12 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	}
 }
 
-// fetchTurns fetches up to n turns: with a store that caches histories
-// (provider.CachedTurnCommitter), the turns of its due timers built from
-// its cache too.
+// fetchTurns fetches up to n turns: with a store that caches histories,
+// the turns of its due timers built from its cache too
+// (provider.FetchRequest.FromCache).
 func (r *Runtime) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
-	_, cached := r.p.(provider.CachedTurnCommitter)
 	return r.p.Fetch(ctx, provider.FetchRequest{Max: n, LockFor: r.opts.OrchestrationLockTimeout,
-		PollFor: r.opts.PollTimeout, FromCache: cached})
+		PollFor: r.opts.PollTimeout, FromCache: true})
 }
 
 // waitForFreeSlots waits until a slot is free and returns how many are free,
@@ -126,7 +125,7 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 		r.abandonKeeping(ctx, item, errorDetails(err))
 	case errors.Is(err, errTurnInterrupted):
 		log.Warn("turn interrupted by shutdown while a local activity ran; handing it back")
-		if err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
+		if err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 			log.Error("hand back failed; the lock will expire", "error", err)
 		}
 	case err != nil:
@@ -142,7 +141,7 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 // limit. The delay lets the transaction that held the message finish.
 func (r *Runtime) handBackIncomplete(ctx context.Context, item *provider.OrchestrationItem) {
 	r.opts.Logger.Debug("item lacks its execution's start message; handing it back", "instance", item.Instance)
-	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.RetryBackoff, true, nil)
+	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.RetryBackoff, IgnoreAttempt: true})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("hand back failed; the lock will expire", "instance", item.Instance, "error", err)
 	}
@@ -162,7 +161,7 @@ func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.Orc
 			case <-done:
 				return
 			case <-tick.C:
-				err := r.p.RenewOrchestrationItemLock(ctx, item.LockToken, r.opts.OrchestrationLockTimeout)
+				err := r.p.RenewOrchestrationItemLock(ctx, provider.RenewRequest{LockToken: item.LockToken, ExtendFor: r.opts.OrchestrationLockTimeout})
 				if errors.Is(err, provider.ErrLockNotHeld) {
 					return
 				}
@@ -180,7 +179,7 @@ func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.Orc
 // instance's LastError until a turn commits.
 func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
 	streak := r.ndStreak(item.Instance, true)
-	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(streak), true, cause)
+	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(streak), IgnoreAttempt: true, Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
 	}
@@ -243,7 +242,7 @@ func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationI
 }
 
 func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
-	err := r.p.AbandonOrchestrationItem(ctx, item.LockToken, r.opts.backoff(item.AttemptCount), false, cause)
+	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(item.AttemptCount), Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
 	}

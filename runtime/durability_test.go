@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
@@ -224,7 +225,7 @@ func TestLargePayloadsRoundTripAndAreBounded(t *testing.T) {
 		if err := st.DecodeOutput(&out); err != nil || out.Text != in.Text || len(out.Tags) != 2 || out.Tags[1] != "ü" {
 			t.Fatalf("status %s, output differs (err %v)", st.Status, err)
 		}
-		history, err := store.ReadHistory(t.Context(), "echo")
+		history, err := store.ReadHistory(t.Context(), provider.ExecutionRequest{Instance: "echo"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,18 +9,17 @@ import (
 )
 
 // Client returns a client on the runtime's store whose Start runs the new
-// instance's first turn in this runtime when it can: the store supports it,
-// this runtime has the orchestration's code and, for an eager start, a turn
-// slot is free (a direct start runs in the caller's goroutine).
+// instance's first turn in this runtime when it can: this runtime has the
+// orchestration's code and, for an eager start, a turn slot is free (a
+// direct start runs in the caller's goroutine).
 //
-// With a store that can commit a first turn as the start
-// (provider.FirstTurnCommitter), Start computes the turn before it returns
-// and commits the instance, its history and what the turn sends in one
-// commit (direct start). A first turn that runs local activities is started
-// eagerly instead, so Start never waits for user activities: with a store
-// that can lock the instance it queues (provider.EagerStarter), Start queues
-// the start and locks the instance in one commit, and the turn runs at once
-// in a turn slot (eager start).
+// Start computes the turn before it returns and commits the instance, its
+// history and what the turn sends in one commit (direct start:
+// provider.TurnNew). A first turn that runs local activities is started
+// eagerly instead, so Start never waits for user activities: Start queues
+// the start and locks the instance in one commit
+// (provider.StartRequest.LockFor), and the turn runs at once in a turn slot
+// (eager start).
 // Either way no fetch is needed and no other dispatcher is woken. A direct
 // start commits only for an ID nothing holds; an eager start checks the ID
 // as a NewClient's Start does (refused, a retry, or replaced under the
@@ -38,34 +37,28 @@ func (r *Runtime) Client() *Client {
 // plainly. On error nothing was queued. A direct start needs no reuse check:
 // the store commits it only for an ID nothing holds.
 func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem, reuse provider.IDReusePolicy) (bool, error) {
-	c, direct := r.p.(provider.FirstTurnCommitter)
-	s, eager := r.p.(provider.EagerStarter)
-	if !direct && !eager {
-		return false, nil
-	}
 	if _, _, err := r.reg.orchestration(item.Name, item.Version); err != nil {
 		return false, nil
 	}
 	if !r.holdLoop() {
 		return false, nil
 	}
-	if direct {
-		// The caller's goroutine computes the turn: no turn slot is taken,
-		// so a start under load commits its first turn instead of queuing.
-		switch res, err := r.startDirectly(ctx, c, item); {
-		case res == directCommitted || err != nil:
-			r.loops.Done()
-			return true, err
-		case res == directRefused || !eager:
-			r.loops.Done()
-			return false, nil
-		}
+	// The caller's goroutine computes the turn: no turn slot is taken, so a
+	// start under load commits its first turn instead of queuing.
+	switch res, err := r.startDirectly(ctx, item); {
+	case res == directUnsupported:
+	case res == directCommitted || err != nil:
+		r.loops.Done()
+		return true, err
+	case res == directRefused:
+		r.loops.Done()
+		return false, nil
 	}
 	if tryAcquire(r.turnSlots, 1) == 0 {
 		r.loops.Done()
 		return false, nil
 	}
-	turn, err := s.StartInstanceFetching(ctx, item, reuse, r.opts.OrchestrationLockTimeout)
+	turn, err := r.p.StartInstance(ctx, provider.StartRequest{Start: item, Reuse: reuse, LockFor: r.opts.OrchestrationLockTimeout})
 	if turn == nil {
 		<-r.turnSlots
 		r.loops.Done()
@@ -88,6 +81,9 @@ const (
 	// directNotHere: the first turn runs local activities (Start does not
 	// wait for them) or cannot be computed here; a turn slot should run it.
 	directNotHere
+	// directUnsupported: the store has no direct start
+	// (provider.ErrUnsupported); a turn slot should run the first turn.
+	directUnsupported
 )
 
 // errLocalAtStart stops a first turn computed inside Start at its first local
@@ -96,7 +92,10 @@ var errLocalAtStart = errors.New("the first turn runs a local activity")
 
 // startDirectly computes the new instance's first turn here and commits it as
 // the start. Unless it reports directCommitted, nothing was committed.
-func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitter, start provider.WorkItem) (directResult, error) {
+func (r *Runtime) startDirectly(ctx context.Context, start provider.WorkItem) (directResult, error) {
+	if r.noDirectStart.Load() {
+		return directUnsupported, nil
+	}
 	item := &provider.OrchestrationItem{Instance: start.Instance, ExecutionID: 1, AttemptCount: 1,
 		Messages: []provider.WorkItem{start}, OrchestrationName: start.Name, Version: start.Version}
 	in, v := prepareTurn(item, time.Now())
@@ -121,15 +120,19 @@ func (r *Runtime) startDirectly(ctx context.Context, c provider.FirstTurnCommitt
 	}
 	created := false
 	err = r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
-		var leases []*provider.WorkItemLease
-		var err error
-		created, leases, err = c.CommitFirstTurn(ctx, start.Instance, ack, lease, r.opts.ActivityLockTimeout)
+		c, err := r.p.Commit(ctx, provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnNew, Instance: start.Instance,
+			Ack: ack, Lease: lease, LeaseFor: r.opts.ActivityLockTimeout}})
+		created = c.Created
 		if err == nil && created {
 			r.quiet.note(start.Instance, ack, quiet)
 		}
-		return leases, err
+		return c.Leases, err
 	})
-	if err != nil || created {
+	switch {
+	case errors.Is(err, provider.ErrUnsupported):
+		r.noDirectStart.Store(true)
+		return directUnsupported, nil
+	case err != nil || created:
 		return directCommitted, err
 	}
 	return directRefused, nil

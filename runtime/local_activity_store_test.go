@@ -12,25 +12,6 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// ackCountingStore is shortcutStore counting the turns committed.
-type ackCountingStore struct {
-	shortcutStore
-	acks, firstTurns atomic.Int64
-}
-
-func (s *ackCountingStore) AckOrchestrationItem(ctx context.Context, token string, ack provider.OrchestrationAck) error {
-	s.acks.Add(1)
-	return s.testStore.AckOrchestrationItem(ctx, token, ack)
-}
-
-// directAckCountingStore is ackCountingStore that commits first turns as starts.
-type directAckCountingStore struct{ *ackCountingStore }
-
-func (s directAckCountingStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
-	s.firstTurns.Add(1)
-	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
-}
-
 // TestLocalActivitiesCommitWithTheTurn: an orchestration whose activity runs
 // WithLocal, started through the runtime's client, completes in one commit
 // of one turn: no work item, nothing fetched. A store that could commit the
@@ -46,10 +27,9 @@ func TestLocalActivitiesCommitWithTheTurn(t *testing.T) {
 }
 
 func localActivitiesCommitWithTheTurn(t *testing.T, store testStore, direct bool) {
-	counting := &ackCountingStore{shortcutStore: shortcutStore{&countingStore{testStore: store}}}
-	var p provider.Provider = counting
+	counting := &pathStore{testStore: store, allow: shortcutPaths}
 	if direct {
-		p = directAckCountingStore{counting}
+		counting.allow |= pathDirectStart
 	}
 	var local atomic.Int64
 	reg := runtime.NewRegistry()
@@ -62,7 +42,7 @@ func localActivitiesCommitWithTheTurn(t *testing.T, store testStore, direct bool
 	runtime.RegisterOrchestration(reg, "Hello", func(ctx *runtime.OrchestrationContext, name string) (string, error) {
 		return runtime.Await[string](ctx.CallActivity("Greet", name, runtime.WithLocal()))
 	})
-	client := startRuntime(t, p, reg, fastOptions()).Client()
+	client := startRuntime(t, counting, reg, fastOptions()).Client()
 	const n = 10
 	for i := range n {
 		id := fmt.Sprintf("local-%d", i)
@@ -73,7 +53,7 @@ func localActivitiesCommitWithTheTurn(t *testing.T, store testStore, direct bool
 			t.Fatalf("%s: %s %q %v", id, st.Status, st.Output, st.Failure)
 		}
 	}
-	acks, first, turns, acts := counting.acks.Load(), counting.firstTurns.Load(), counting.turnsFetched.Load(), counting.activitiesFetched.Load()
+	acks, first, turns, acts := counting.turnAcks.Load(), counting.firstTurns.Load(), counting.turnsFetched.Load(), counting.activitiesFetched.Load()
 	if acks != n || first != 0 || turns != 0 || acts != 0 {
 		t.Fatalf("%d instances took %d acks, %d first-turn commits, %d fetched turns, %d fetched activities; want %d, 0, 0, 0",
 			n, acks, first, turns, acts, n)

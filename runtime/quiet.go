@@ -15,7 +15,7 @@ import (
 // nothing. The turn notes which results leave its instance's code blocked
 // (quietSet); when one arrives and the store still holds the history the
 // turn ended with, the activity is acked without waking a dispatcher
-// (provider.QuietAcker) and the result waits in the queue for the turn the
+// (provider.ActivityResult.QuietAfter) and the result waits in the queue for the turn the
 // last one runs, which delivers them all. A fan-out of n activities then
 // costs one turn where it cost up to n. The set keeps the results it saw
 // acked quietly, so that the last result can run that turn from the cached
@@ -249,15 +249,13 @@ func (s *quietSets) settle(completion *provider.WorkItem, held *quietSet, stillQ
 // the results of the instance this process acked quietly, for the turn the
 // caller's result brings on (nil when not known).
 func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, queued []provider.WorkItem, err error) {
-	qa, ok := r.p.(provider.QuietAcker)
-	if !ok {
-		return false, nil, nil
-	}
 	held, queued := r.quiet.take(ctx, completion)
 	if held == nil {
 		return false, queued, nil
 	}
-	stillQuiet, err := qa.AckWorkItemQuietly(ctx, lease.LockToken, *completion, held.lastEvent)
-	r.quiet.settle(completion, held, stillQuiet && err == nil)
+	c, err := r.p.Commit(ctx, provider.CommitRequest{
+		Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: completion, QuietAfter: held.lastEvent},
+	})
+	r.quiet.settle(completion, held, c.Quiet && err == nil)
 	return true, nil, err
 }

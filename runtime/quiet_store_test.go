@@ -3,28 +3,10 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 
-	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
-
-// quietStore is a directStore that acks quietly (provider.QuietAcker) and
-// counts the acks the store found quiet.
-type quietStore struct {
-	directShortcuts
-	store testStore
-	quiet *atomic.Int64
-}
-
-func (s quietStore) AckWorkItemQuietly(ctx context.Context, token string, completion provider.WorkItem, lastEvent int64) (bool, error) {
-	quiet, err := s.store.(provider.QuietAcker).AckWorkItemQuietly(ctx, token, completion, lastEvent)
-	if quiet {
-		s.quiet.Add(1)
-	}
-	return quiet, err
-}
 
 // fanRegistry registers Fan: n activities Pow(0..n-1) awaited with WhenAll,
 // the sum of their squares returned.
@@ -57,10 +39,10 @@ func fanRegistry() *runtime.Registry {
 // quiet result lost, its instance would never complete.
 func TestFanOutRunsOneTurnForItsResults(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		var quietAcks atomic.Int64
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathQuiet, unfetched: true}
+		quietAcks := &counting.quietAcks
 		reg := fanRegistry()
-		client := startRuntime(t, quietStore{unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}, store, &quietAcks}, reg, fastOptions()).Client()
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
 		const n = 5
 		for i := range n {
 			id := fmt.Sprintf("fan-%d", i)
@@ -78,28 +60,16 @@ func TestFanOutRunsOneTurnForItsResults(t *testing.T) {
 	})
 }
 
-// quietCachedStore is a cachedStore that also acks quietly.
-type quietCachedStore struct {
-	cachedStore
-	quiet *atomic.Int64
-}
-
-func (s quietCachedStore) AckWorkItemQuietly(ctx context.Context, token string, completion provider.WorkItem, lastEvent int64) (bool, error) {
-	return quietStore{s.directShortcuts, s.store, s.quiet}.AckWorkItemQuietly(ctx, token, completion, lastEvent)
-}
-
 // TestFanInTurnCommitsFromTheCache: the result that completes a WhenAll
 // runs the turn that gathers every result from the cached history, consuming
 // the results acked quietly before it, and commits it with its ack: no
 // activity ack continues into a fetched turn, no turn is fetched.
 func TestFanInTurnCommitsFromTheCache(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
-		counts := &cacheCounts{}
-		var quietAcks atomic.Int64
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart | pathCached | pathQuiet, unfetched: true}
+		counts, quietAcks := counting, &counting.quietAcks
 		reg := fanRegistry()
-		direct := unfetchedDirectStore{unfetchedStore{shortcutStore{counting}}}
-		client := startRuntime(t, quietCachedStore{cachedStore{direct, store, counts}, &quietAcks}, reg, fastOptions()).Client()
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
 		const n = 5
 		for i := range n {
 			id := fmt.Sprintf("fan-%d", i)
@@ -111,8 +81,8 @@ func TestFanInTurnCommitsFromTheCache(t *testing.T) {
 				t.Fatalf("%s: %s %q %v, want Completed 14 (0+1+4+9)", id, st.Status, st.Output, st.Failure)
 			}
 		}
-		settle(func() bool { return counts.committed.Load() >= n })
-		committed, stale, continued := counts.committed.Load(), counts.stale.Load(), counts.continued.Load()
+		settle(func() bool { return counts.cachedCommitted.Load() >= n })
+		committed, stale, continued := counts.cachedCommitted.Load(), counts.cachedStale.Load(), counts.activityNexts.Load()
 		if quietAcks.Load() != 3*n || committed != n || stale != 0 || continued != 0 || counting.turnsFetched.Load() != 0 {
 			t.Fatalf("%d quiet acks, %d cached turns committed, %d stale, %d activity acks continued, %d turns fetched; want %d, %d, 0, 0, 0",
 				quietAcks.Load(), committed, stale, continued, counting.turnsFetched.Load(), 3*n, n)

@@ -32,12 +32,12 @@ func (d *downStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*pr
 	return d.testStore.Fetch(ctx, req)
 }
 
-func (d *downStore) FetchWorkItem(ctx context.Context, lock, poll time.Duration) (*provider.WorkItemLease, error) {
+func (d *downStore) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
 	if d.down.Load() {
 		d.failed.Add(1)
 		return nil, errDown
 	}
-	return d.testStore.FetchWorkItem(ctx, lock, poll)
+	return d.testStore.FetchWorkItem(ctx, req)
 }
 
 func (d *downStore) Reconnected() <-chan struct{} {

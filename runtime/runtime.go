@@ -33,6 +33,8 @@ type Runtime struct {
 	// waitingTurns counts turns continued from activity acks that wait for
 	// a turn slot (see reportActivity).
 	waitingTurns atomic.Int64
+	// noDirectStart: the store answered a direct start ErrUnsupported.
+	noDirectStart atomic.Bool
 
 	ndMu      sync.Mutex
 	ndStreaks map[string]int

@@ -23,50 +23,36 @@ func tryAcquire(slots chan struct{}, n int) int {
 // stop with the fetch loops at shutdown.
 func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err() == nil }
 
-// ackTurn commits a turn. When the store can lease the turn's activities to
-// this process and activity slots are free, the activities registered here
-// are leased in the same commit and run at once: no fetch, and no other
-// worker woken for them (eager dispatch). With continuing, while this
-// runtime takes work, a store that can relock the instance in the commit
-// returns the turn of the messages that reached it meanwhile (an activity's
-// result, an event, its own continue-as-new): no fetch, no wake-up.
+// ackTurn commits a turn. When activity slots are free, the turn's
+// activities registered here are leased in the same commit and run at once:
+// no fetch, and no other worker woken for them (eager dispatch). With
+// continuing, while this runtime takes work, the commit also locks the
+// instance's next turn when messages reached it meanwhile (an activity's
+// result, an event, its own continue-as-new) and returns it: no fetch, no
+// wake-up.
 //
 // A turn that ends the instance (completed, failed, terminated) is not
 // continued: messages reaching it now are only dropped, by any dispatcher,
 // and asking for them cost the store a lookup on every last turn.
 func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *quietSet) (*provider.OrchestrationItem, error) {
 	ends := ack.Metadata.Status.Terminal() && ack.Metadata.Status != provider.StatusContinuedAsNew
-	if c, ok := r.p.(provider.TurnContinuer); ok && continuing && !ends && r.accepting() {
-		var next *provider.OrchestrationItem
-		err := r.commitLeasing(ack, func(lease []int) (leases []*provider.WorkItemLease, err error) {
-			leases, next, err = c.AckOrchestrationItemContinuing(ctx, item.Instance, item.LockToken, ack, lease,
-				r.opts.ActivityLockTimeout, r.opts.OrchestrationLockTimeout)
-			if err == nil && next == nil {
-				r.quiet.note(item.Instance, ack, quiet)
-			}
-			return leases, err
-		})
-		return next, err
+	req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnLocked, Instance: item.Instance, LockToken: item.LockToken, Ack: ack}}
+	if continuing && !ends && r.accepting() {
+		req.LockNextFor = r.opts.OrchestrationLockTimeout
 	}
-	// The set is noted before the commit's leased activities start, whose
-	// results it judges.
-	noted := func(err error) error {
-		if err == nil {
+	var next *provider.OrchestrationItem
+	err := r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
+		req.Turn.Lease, req.Turn.LeaseFor = lease, r.opts.ActivityLockTimeout
+		c, err := r.p.Commit(ctx, req)
+		// The set is noted before the commit's leased activities start,
+		// whose results it judges; a continued turn judges afresh.
+		if err == nil && c.Next == nil {
 			r.quiet.note(item.Instance, ack, quiet)
 		}
-		return err
-	}
-	leaser, ok := r.p.(provider.ActivityLeaser)
-	if !ok {
-		return nil, noted(r.p.AckOrchestrationItem(ctx, item.LockToken, ack))
-	}
-	return nil, r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
-		if len(lease) == 0 {
-			return nil, noted(r.p.AckOrchestrationItem(ctx, item.LockToken, ack))
-		}
-		leases, err := leaser.AckOrchestrationItemLeasing(ctx, item.LockToken, ack, lease, r.opts.ActivityLockTimeout)
-		return leases, noted(err)
+		next = c.Next
+		return c.Leases, err
 	})
+	return next, err
 }
 
 // commitLeasing runs commit with the positions of the ack's activities this
@@ -121,17 +107,16 @@ func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
 	return at
 }
 
-// reportActivity acks an activity. When the store can continue its
-// orchestration in the same commit, the next turn comes back with the ack
-// and runs here: no fetch, no wake-up of other dispatchers. With no turn
-// slot free the turn waits here for one, locked, as a fetched turn would
-// (up to as many turns as there are slots; beyond that the ack is plain and
-// a fetch takes the turn later). Only the first report tries it; retries
-// after a store error ack plainly.
+// reportActivity acks an activity. On the first report, while this runtime
+// takes work, the commit also locks the activity's orchestration when no
+// one holds it and returns its next turn, which runs here: no fetch, no
+// wake-up of other dispatchers. With no turn slot free the turn waits here
+// for one, locked, as a fetched turn would (up to as many turns as there
+// are slots; beyond that the ack is plain and a fetch takes the turn
+// later). Retries after a store error ack plainly.
 func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
-	c, ok := r.p.(provider.ActivityContinuer)
-	if !ok || !first || completion == nil || !r.accepting() {
-		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+	if !first || completion == nil || !r.accepting() {
+		return r.commitResult(ctx, lease, completion)
 	}
 	done, queued, err := r.ackQuietly(ctx, lease, completion)
 	if done {
@@ -143,7 +128,7 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 	turnSlot := tryAcquire(r.turnSlots, 1) == 1
 	if !turnSlot && r.waitingTurns.Add(1) > int64(cap(r.turnSlots)) {
 		r.waitingTurns.Add(-1)
-		return r.p.AckWorkItem(ctx, lease.LockToken, completion)
+		return r.commitResult(ctx, lease, completion)
 	}
 	release := func() {
 		if turnSlot {
@@ -152,8 +137,11 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 			r.waitingTurns.Add(-1)
 		}
 	}
-	item, err := c.AckWorkItemContinuing(ctx, lease.LockToken, *completion, r.opts.OrchestrationLockTimeout)
-	if item == nil {
+	c, err := r.p.Commit(ctx, provider.CommitRequest{
+		Activity:    &provider.ActivityResult{LockToken: lease.LockToken, Result: completion},
+		LockNextFor: r.opts.OrchestrationLockTimeout,
+	})
+	if c.Next == nil {
 		release()
 		return err
 	}
@@ -163,7 +151,13 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 			r.waitingTurns.Add(-1)
 		}
 		defer func() { <-r.turnSlots }()
-		r.runOrchestrationItem(context.WithoutCancel(ctx), item)
+		r.runOrchestrationItem(context.WithoutCancel(ctx), c.Next)
 	})
+	return err
+}
+
+// commitResult commits an activity's result (nil: the item is only removed).
+func (r *Runtime) commitResult(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) error {
+	_, err := r.p.Commit(ctx, provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: completion}})
 	return err
 }

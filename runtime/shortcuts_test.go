@@ -4,68 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
-
-// countingStore counts the work its dispatchers fetch; it hides the store's
-// shortcut interfaces, so the runtime takes the plain paths.
-type countingStore struct {
-	testStore
-	turnsFetched, activitiesFetched, messagesQueued atomic.Int64
-}
-
-func (s *countingStore) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
-	s.messagesQueued.Add(1)
-	return s.testStore.EnqueueForOrchestrator(ctx, item, delay)
-}
-
-func (s *countingStore) StartInstance(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
-	s.messagesQueued.Add(1)
-	return s.testStore.StartInstance(ctx, start, events, reuse)
-}
-
-func (s *countingStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	items, err := s.testStore.Fetch(ctx, req)
-	s.turnsFetched.Add(int64(len(items)))
-	return items, err
-}
-
-func (s *countingStore) FetchWorkItem(ctx context.Context, lock, poll time.Duration) (*provider.WorkItemLease, error) {
-	lease, err := s.testStore.FetchWorkItem(ctx, lock, poll)
-	if lease != nil {
-		s.activitiesFetched.Add(1)
-	}
-	return lease, err
-}
-
-// shortcutStore is countingStore with the store's shortcuts exposed.
-type shortcutStore struct{ *countingStore }
-
-func (s shortcutStore) AckOrchestrationItemLeasing(ctx context.Context, token string, ack provider.OrchestrationAck, lease []int, lock time.Duration) ([]*provider.WorkItemLease, error) {
-	return s.testStore.(provider.ActivityLeaser).AckOrchestrationItemLeasing(ctx, token, ack, lease, lock)
-}
-
-func (s shortcutStore) AckWorkItemContinuing(ctx context.Context, token string, completion provider.WorkItem, lock time.Duration) (*provider.OrchestrationItem, error) {
-	return s.testStore.(provider.ActivityContinuer).AckWorkItemContinuing(ctx, token, completion, lock)
-}
-
-func (s shortcutStore) StartInstanceFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lock time.Duration) (*provider.OrchestrationItem, error) {
-	s.messagesQueued.Add(1)
-	return s.testStore.(provider.EagerStarter).StartInstanceFetching(ctx, start, reuse, lock)
-}
-
-// continuingStore is shortcutStore whose turn acks can also continue their instance.
-type continuingStore struct{ shortcutStore }
-
-func (s continuingStore) AckOrchestrationItemContinuing(ctx context.Context, instance, token string, ack provider.OrchestrationAck,
-	lease []int, activityLock, lock time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
-	return s.testStore.(provider.TurnContinuer).AckOrchestrationItemContinuing(ctx, instance, token, ack, lease, activityLock, lock)
-}
 
 // TestTurnAckContinuesInstance: an orchestration that continues as new 5
 // times queues a ContinueAsNew message for itself in each turn's commit.
@@ -76,10 +20,9 @@ func TestTurnAckContinuesInstance(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
 		for _, continuing := range []bool{true, false} {
 			t.Run(fmt.Sprintf("continuing=%v", continuing), func(t *testing.T) {
-				counting := &countingStore{testStore: store}
-				var p provider.Provider = shortcutStore{counting}
+				counting := &pathStore{testStore: store, allow: shortcutPaths}
 				if continuing {
-					p = continuingStore{shortcutStore{counting}}
+					counting.allow |= pathTurnNext
 				}
 				reg := runtime.NewRegistry()
 				runtime.RegisterOrchestration(reg, "Countdown", func(ctx *runtime.OrchestrationContext, n int) (int, error) {
@@ -88,7 +31,7 @@ func TestTurnAckContinuesInstance(t *testing.T) {
 					}
 					return 0, ctx.ContinueAsNew(n - 1)
 				})
-				client := startRuntime(t, p, reg, fastOptions()).Client()
+				client := startRuntime(t, counting, reg, fastOptions()).Client()
 				id := fmt.Sprintf("countdown-%v", continuing)
 				if err := client.Start(t.Context(), id, "Countdown", 5); err != nil {
 					t.Fatal(err)
@@ -109,13 +52,6 @@ func TestTurnAckContinuesInstance(t *testing.T) {
 	})
 }
 
-// directStore is shortcutStore that can also commit a first turn as the start.
-type directStore struct{ shortcutStore }
-
-func (s directStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
-	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
-}
-
 // TestShortcutsSaveFetches runs instances of a two-activity orchestration
 // one after another, started with the runtime's client: with the store's
 // shortcuts nothing is fetched (the start locks the instance for its first
@@ -127,13 +63,12 @@ func TestShortcutsSaveFetches(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
 		for _, shortcuts := range []string{"direct", "eager", "none"} {
 			t.Run("shortcuts="+shortcuts, func(t *testing.T) {
-				counting := &countingStore{testStore: store}
-				var p provider.Provider = counting
+				counting := &pathStore{testStore: store}
 				switch shortcuts {
 				case "direct":
-					p = directStore{shortcutStore{counting}}
+					counting.allow = shortcutPaths | pathDirectStart
 				case "eager":
-					p = shortcutStore{counting}
+					counting.allow = shortcutPaths
 				}
 				reg := runtime.NewRegistry()
 				runtime.RegisterActivity(reg, "Add", func(_ context.Context, n int) (int, error) { return n + 1, nil })
@@ -144,7 +79,7 @@ func TestShortcutsSaveFetches(t *testing.T) {
 					}
 					return runtime.Await[int](ctx.CallActivity("Add", n))
 				})
-				client := startRuntime(t, p, reg, fastOptions()).Client()
+				client := startRuntime(t, counting, reg, fastOptions()).Client()
 				const n = 10
 				for i := range n {
 					id := fmt.Sprintf("twice-%s-%d", shortcuts, i)
@@ -173,28 +108,6 @@ func TestShortcutsSaveFetches(t *testing.T) {
 	})
 }
 
-// unfetchedStore is shortcutStore whose dispatchers never fetch a turn:
-// only the shortcuts bring turns. A fetch by name finds the instance held.
-type unfetchedStore struct{ shortcutStore }
-
-func (s unfetchedStore) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	if req.Instance != "" {
-		return nil, nil
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(req.PollFor):
-	}
-	return nil, nil
-}
-
-// unfetchedDirectStore is unfetchedStore that can commit a first turn as the start.
-type unfetchedDirectStore struct{ unfetchedStore }
-
-func (s unfetchedDirectStore) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lock time.Duration) (bool, []*provider.WorkItemLease, error) {
-	return s.testStore.(provider.FirstTurnCommitter).CommitFirstTurn(ctx, instance, ack, lease, lock)
-}
-
 // TestEagerStartFallsBack: the runtime's client runs a first turn here when
 // it can (eagerly or directly); it queues the start plainly, for any
 // dispatcher to fetch, when this runtime has no code for the orchestration
@@ -212,9 +125,9 @@ func eagerStartFallsBack(t *testing.T, store testStore, direct bool) {
 	runtime.RegisterOrchestration(reg, "Greet", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
 		return "hi", nil
 	})
-	var p provider.Provider = unfetchedStore{shortcutStore{&countingStore{testStore: store}}}
+	p := &pathStore{testStore: store, allow: shortcutPaths, unfetched: true}
 	if direct {
-		p = unfetchedDirectStore{p.(unfetchedStore)}
+		p.allow |= pathDirectStart
 	}
 	client := startRuntime(t, p, reg, fastOptions()).Client()
 	if err := client.Start(t.Context(), "eager", "Greet", struct{}{}); err != nil {
@@ -254,12 +167,12 @@ func eagerStartFallsBack(t *testing.T, store testStore, direct bool) {
 // nothing, and the instance keeps its first run.
 func TestDirectStartOfExistingInstanceIsRefused(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart}
 		reg := runtime.NewRegistry()
 		runtime.RegisterOrchestration(reg, "Echo", func(ctx *runtime.OrchestrationContext, in string) (string, error) {
 			return in, nil
 		})
-		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, fastOptions()).Client()
+		client := startRuntime(t, counting, reg, fastOptions()).Client()
 		if err := client.Start(t.Context(), "x", "Echo", "first"); err != nil {
 			t.Fatalf("start: %v", err)
 		}
@@ -290,7 +203,7 @@ func TestDirectStartOfExistingInstanceIsRefused(t *testing.T) {
 // of queuing the start behind the busy slots.
 func TestDirectStartNeedsNoTurnSlot(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart}
 		started, release := make(chan struct{}), make(chan struct{})
 		reg := runtime.NewRegistry()
 		runtime.RegisterActivity(reg, "Block", func(context.Context, struct{}) (string, error) {
@@ -306,7 +219,7 @@ func TestDirectStartNeedsNoTurnSlot(t *testing.T) {
 		})
 		opts := fastOptions()
 		opts.OrchestrationConcurrency = 1
-		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, opts).Client()
+		client := startRuntime(t, counting, reg, opts).Client()
 		if err := client.Start(t.Context(), "hold", "Hold", struct{}{}); err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +255,7 @@ func TestDirectStartNeedsNoTurnSlot(t *testing.T) {
 // ack: the turn waits here, locked, for a slot, and nothing is fetched.
 func TestActivityAckContinuesWhileTurnSlotsAreBusy(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		counting := &countingStore{testStore: store}
+		counting := &pathStore{testStore: store, allow: shortcutPaths | pathDirectStart}
 		holding, release, added := make(chan struct{}, 2), make(chan struct{}), make(chan struct{}, 1)
 		reg := runtime.NewRegistry()
 		runtime.RegisterActivity(reg, "Block", func(context.Context, struct{}) (string, error) {
@@ -362,7 +275,7 @@ func TestActivityAckContinuesWhileTurnSlotsAreBusy(t *testing.T) {
 		})
 		opts := fastOptions()
 		opts.OrchestrationConcurrency = 2
-		client := startRuntime(t, directStore{shortcutStore{counting}}, reg, opts).Client()
+		client := startRuntime(t, counting, reg, opts).Client()
 		for _, id := range []string{"hold-1", "hold-2"} {
 			if err := client.Start(t.Context(), id, "Hold", struct{}{}); err != nil {
 				t.Fatal(err)

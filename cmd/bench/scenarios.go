@@ -173,11 +173,11 @@ func timerScenario(ctx context.Context, e *env) (result, error) {
 	late := make(samples, 0, n)
 	for i := range n {
 		id := fmt.Sprintf("t-%d", i)
-		history, err := e.store.ReadHistory(ctx, id)
+		history, err := e.store.ReadHistory(ctx, provider.ExecutionRequest{Instance: id})
 		if err != nil {
 			return result{}, err
 		}
-		info, err := e.store.GetExecutionInfo(ctx, id, 1)
+		info, err := e.store.GetExecutionInfo(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: 1})
 		if err != nil {
 			return result{}, err
 		}

@@ -12,12 +12,14 @@ import (
 )
 
 // ListInstances implements provider.Admin.
-func (p *Provider) ListInstances(ctx context.Context) ([]string, error) {
+func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) ([]string, error) {
+	if req.Status != "" {
+		return p.listInstancesByStatus(ctx, req.Status)
+	}
 	return queryList[string](ctx, p, "list instances", `SELECT instance_id FROM instances ORDER BY created_at DESC, instance_id DESC`)
 }
 
-// ListInstancesByStatus implements provider.Admin.
-func (p *Provider) ListInstancesByStatus(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
+func (p *Provider) listInstancesByStatus(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
 	return queryList[string](ctx, p, "list instances by status", `
 		SELECT i.instance_id FROM instances i
 		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
@@ -25,13 +27,15 @@ func (p *Provider) ListInstancesByStatus(ctx context.Context, status provider.Ex
 }
 
 // ListChildren implements provider.Admin.
-func (p *Provider) ListChildren(ctx context.Context, instance string) ([]string, error) {
+func (p *Provider) ListChildren(ctx context.Context, req provider.InstanceRequest) ([]string, error) {
+	instance := req.Instance
 	return queryList[string](ctx, p, "list children", `
 		SELECT instance_id FROM instances WHERE parent_instance_id = $1 ORDER BY created_at, instance_id`, instance)
 }
 
 // ListExecutions implements provider.Admin.
-func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64, error) {
+func (p *Provider) ListExecutions(ctx context.Context, req provider.InstanceRequest) ([]int64, error) {
+	instance := req.Instance
 	return queryList[int64](ctx, p, "list executions", `
 		SELECT execution_id FROM executions WHERE instance_id = $1 ORDER BY execution_id`, instance)
 }
@@ -46,7 +50,8 @@ func queryList[T any](ctx context.Context, p *Provider, op, query string, args .
 }
 
 // GetInstanceInfo implements provider.Admin.
-func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provider.InstanceInfo, error) {
+func (p *Provider) GetInstanceInfo(ctx context.Context, req provider.InstanceRequest) (provider.InstanceInfo, error) {
+	instance := req.Instance
 	const op = "get instance info"
 	info := provider.InstanceInfo{Instance: instance}
 	var parent, status, output, lastError *string
@@ -79,7 +84,8 @@ func deref[T any](p *T) T {
 }
 
 // GetExecutionInfo implements provider.Admin.
-func (p *Provider) GetExecutionInfo(ctx context.Context, instance string, executionID int64) (provider.ExecutionInfo, error) {
+func (p *Provider) GetExecutionInfo(ctx context.Context, req provider.ExecutionRequest) (provider.ExecutionInfo, error) {
+	instance, executionID := req.Instance, req.ExecutionID
 	const op = "get execution info"
 	info := provider.ExecutionInfo{ExecutionID: executionID}
 	var status string
@@ -137,7 +143,8 @@ func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, er
 }
 
 // GetParent implements provider.Admin.
-func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool, error) {
+func (p *Provider) GetParent(ctx context.Context, req provider.InstanceRequest) (string, bool, error) {
+	instance := req.Instance
 	const op = "get parent"
 	var parent *string
 	err := p.pool.QueryRow(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = $1`, instance).Scan(&parent)
@@ -152,7 +159,8 @@ func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool
 
 // GetInstanceTree implements provider.Admin, in one query: no rows means
 // the root does not exist.
-func (p *Provider) GetInstanceTree(ctx context.Context, root string) (provider.InstanceTree, error) {
+func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceRequest) (provider.InstanceTree, error) {
+	root := req.Instance
 	const op = "get instance tree"
 	tree := provider.InstanceTree{Root: root}
 	ids, err := queryList[string](ctx, p, op, `
@@ -169,13 +177,9 @@ func (p *Provider) GetInstanceTree(ctx context.Context, root string) (provider.I
 	return tree, nil
 }
 
-// DeleteInstance implements provider.Admin.
-func (p *Provider) DeleteInstance(ctx context.Context, instance string, force bool) (provider.DeleteResult, error) {
-	return p.DeleteInstances(ctx, []string{instance}, force)
-}
-
 // DeleteInstances implements provider.Admin: one function call, so all or none.
-func (p *Provider) DeleteInstances(ctx context.Context, instances []string, force bool) (provider.DeleteResult, error) {
+func (p *Provider) DeleteInstances(ctx context.Context, req provider.DeleteRequest) (provider.DeleteResult, error) {
+	instances, force := req.Instances, req.Force
 	res, err := p.deleteCall(ctx, "delete instances", `SELECT * FROM dx_delete_instances($1, $2)`, nonNil(instances), force)
 	if err == nil {
 		p.announce(orchestratorChannel) // a freed lock may let waiting messages run
@@ -206,7 +210,8 @@ func (p *Provider) deleteCall(ctx context.Context, op, query string, args ...any
 }
 
 // PruneExecutions implements provider.Admin.
-func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts provider.PruneOptions) (provider.PruneResult, error) {
+func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneRequest) (provider.PruneResult, error) {
+	instance, opts := req.Instance, req.Options
 	const op = "prune executions"
 	if opts.KeepLast < 0 {
 		return provider.PruneResult{}, encode.Invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)

@@ -12,21 +12,12 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-var (
-	_ provider.CachedTurnCommitter = (*Provider)(nil)
-)
-
-// CachedTurn implements provider.CachedTurnCommitter from the history cache.
-func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.CachedTurn(instance, execution, msg, queued...)
-}
-
-// CommitCachedTurn implements provider.CachedTurnCommitter: one transaction
+// commitCachedTurn commits a turn built from the history cache: one transaction
 // (in a group commit) deletes the activity's item, deletes the queued
 // messages the turn consumes and locks the instance under a token of our own
 // when it is unchanged (dx_claim_cached_turns, DX008 otherwise) and acks the
 // turn under that token.
-func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
+func (p *Provider) commitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
@@ -44,7 +35,7 @@ func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn 
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: activityLockTimeout.Milliseconds(),
+	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: claimFor.Milliseconds(),
 		incarnation: want.Incarnation, execution: want.Execution, lastEvent: want.LastEvent, queued: want.Queued}
 	acked := &turnAck{token: claim.token, enc: enc, lease: lease, leaseFor: activityLockTimeout}
 	work := commitWork{claim: claim, ack: acked}

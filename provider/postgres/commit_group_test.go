@@ -11,6 +11,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // batchedCalls runs calls while the commit group's only leader is held, each
@@ -44,7 +45,7 @@ func startAndFetch(t *testing.T, ctx context.Context, p *postgres.Provider, ids 
 	t.Helper()
 	for _, id := range ids {
 		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
-		if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: item}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,7 +80,7 @@ func wantCompleted(t *testing.T, ctx context.Context, p *postgres.Provider, ids 
 func wantStatus(t *testing.T, ctx context.Context, p *postgres.Provider, status provider.ExecutionStatus, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		info, err := p.GetInstanceInfo(ctx, id)
+		info, err := p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: id})
 		if err != nil || info.Status != status {
 			t.Fatalf("instance %s: %+v %v; want %s", id, info, err, status)
 		}
@@ -93,22 +94,22 @@ func TestCommitGroupSharesOneTransaction(t *testing.T) {
 	ctx := t.Context()
 	items := startAndFetch(t, ctx, p, "a")
 	act := provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "b", ExecutionID: 1, ID: 1, Name: "A", Input: `1`}
-	if err := p.EnqueueForWorker(ctx, act, 0); err != nil {
+	if err := p.EnqueueForWorker(ctx, provider.EnqueueRequest{Item: act}); err != nil {
 		t.Fatal(err)
 	}
-	lease, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+	lease, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute, PollFor: time.Second})
 	if err != nil || lease == nil {
 		t.Fatalf("fetch work item: %v %v", lease, err)
 	}
 	var created bool
 	errs, batches := batchedCalls(t, ctx, p,
-		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) },
+		func() error { return providertest.AckTurn(ctx, p, items[0].LockToken, completeFirstTurn("O")) },
 		func() error {
 			done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "b", ExecutionID: 1, ID: 1, Result: `2`}
-			return p.AckWorkItem(ctx, lease.LockToken, &done)
+			return providertest.AckActivity(ctx, p, lease.LockToken, &done)
 		},
 		func() (err error) {
-			created, _, err = p.CommitFirstTurn(ctx, "c", completeFirstTurn("O"), nil, time.Minute)
+			created, _, err = providertest.CommitFirstTurn(ctx, p, "c", completeFirstTurn("O"), nil, time.Minute)
 			return err
 		})
 	if errs[0] != nil || errs[1] != nil || errs[2] != nil || !created {
@@ -134,7 +135,7 @@ func TestCommitGroupSendsTwoBatchesAtOnce(t *testing.T) {
 	items := startAndFetch(t, ctx, p, "a")
 	release := p.HoldCommits(ctx)
 	done := make(chan error, 1)
-	go func() { done <- p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) }()
+	go func() { done <- providertest.AckTurn(ctx, p, items[0].LockToken, completeFirstTurn("O")) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -155,7 +156,7 @@ func TestCommitGroupStaleAckFailsAlone(t *testing.T) {
 	ctx := t.Context()
 	items := startAndFetch(t, ctx, p, "a", "b")
 	ack := func(token string) func() error {
-		return func() error { return p.AckOrchestrationItem(ctx, token, completeFirstTurn("O")) }
+		return func() error { return providertest.AckTurn(ctx, p, token, completeFirstTurn("O")) }
 	}
 	errs, batches := batchedCalls(t, ctx, p, ack(items[0].LockToken), ack("stale-token"), ack(items[1].LockToken))
 	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) {
@@ -177,14 +178,14 @@ func TestCommitGroupStaleCachedTurnsFailAlone(t *testing.T) {
 	turns := cachedActivityTurns(t, ctx, p, ids...)
 	for _, id := range []string{"b", "d"} {
 		external := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: id, ExecutionID: 1, Name: "x", Input: `1`}
-		if err := p.EnqueueForOrchestrator(ctx, external, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: external}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	commit := func(id string) func() error {
 		return func() error {
 			turn := turns[id]
-			_, err := p.CommitCachedTurn(ctx, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
+			_, err := providertest.CommitCachedTurn(ctx, p, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
 			return err
 		}
 	}
@@ -205,7 +206,7 @@ func TestCommitGroupStaleCachedTurnsFailAlone(t *testing.T) {
 	wantStatus(t, ctx, p, provider.StatusRunning, "b", "d")
 	for _, id := range []string{"b", "d"} {
 		done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: id, ExecutionID: 1, ID: 2, Result: `"ok"`}
-		if err := p.AckWorkItem(ctx, turns[id].lease, &done); err != nil {
+		if err := providertest.AckActivity(ctx, p, turns[id].lease, &done); err != nil {
 			t.Fatalf("%s's activity, still leased after its stale turn: %v", id, err)
 		}
 	}
@@ -232,18 +233,18 @@ func cachedActivityTurns(t *testing.T, ctx context.Context, p *postgres.Provider
 			WorkerItems: []provider.WorkItem{{Kind: provider.WorkActivityExecute, Instance: item.Instance, ExecutionID: 1, ID: 2, Name: "A", Input: `1`}},
 			Metadata:    provider.ExecutionMetadata{OrchestrationName: "O"},
 		}
-		if err := p.AckOrchestrationItem(ctx, item.LockToken, ack); err != nil {
+		if err := providertest.AckTurn(ctx, p, item.LockToken, ack); err != nil {
 			t.Fatal(err)
 		}
 	}
 	turns := map[string]cachedTurn{}
 	for range ids {
-		lease, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+		lease, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute, PollFor: time.Second})
 		if err != nil || lease == nil {
 			t.Fatalf("fetch work item: %v %v", lease, err)
 		}
 		done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: lease.Item.Instance, ExecutionID: 1, ID: 2, Result: `"ok"`}
-		turn := p.CachedTurn(lease.Item.Instance, 1, done)
+		turn := providertest.CachedTurn(p, lease.Item.Instance, 1, done)
 		if turn == nil {
 			t.Fatalf("no cached turn of %s", lease.Item.Instance)
 		}
@@ -271,13 +272,13 @@ func TestCommitGroupRefusedFirstTurnAlone(t *testing.T) {
 	items := startAndFetch(t, ctx, p, "a")
 	var createdA, createdB bool
 	errs, _ := batchedCalls(t, ctx, p,
-		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) },
+		func() error { return providertest.AckTurn(ctx, p, items[0].LockToken, completeFirstTurn("O")) },
 		func() (err error) {
-			createdA, _, err = p.CommitFirstTurn(ctx, "a", completeFirstTurn("O"), nil, time.Minute)
+			createdA, _, err = providertest.CommitFirstTurn(ctx, p, "a", completeFirstTurn("O"), nil, time.Minute)
 			return err
 		},
 		func() (err error) {
-			createdB, _, err = p.CommitFirstTurn(ctx, "b", completeFirstTurn("O"), nil, time.Minute)
+			createdB, _, err = providertest.CommitFirstTurn(ctx, p, "b", completeFirstTurn("O"), nil, time.Minute)
 			return err
 		})
 	if errs[0] != nil || errs[1] != nil || errs[2] != nil || createdA || !createdB {
@@ -294,8 +295,8 @@ func TestCommitGroupSkipsCancelledAck(t *testing.T) {
 	items := startAndFetch(t, ctx, p, "a", "b")
 	gone, cancel := context.WithCancel(ctx)
 	calls := []func() error{
-		func() error { return p.AckOrchestrationItem(gone, items[0].LockToken, completeFirstTurn("O")) },
-		func() error { return p.AckOrchestrationItem(ctx, items[1].LockToken, completeFirstTurn("O")) },
+		func() error { return providertest.AckTurn(gone, p, items[0].LockToken, completeFirstTurn("O")) },
+		func() error { return providertest.AckTurn(ctx, p, items[1].LockToken, completeFirstTurn("O")) },
 	}
 	p.SetCommitLeaders(1)
 	release := p.HoldCommits(ctx)
@@ -316,7 +317,7 @@ func TestCommitGroupSkipsCancelledAck(t *testing.T) {
 		t.Fatalf("outcomes %v; want context.Canceled, then nil", errs)
 	}
 	wantCompleted(t, ctx, p, "b")
-	if info, err := p.GetInstanceInfo(ctx, "a"); err == nil && info.Status == provider.StatusCompleted {
+	if info, err := p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: "a"}); err == nil && info.Status == provider.StatusCompleted {
 		t.Fatal("the cancelled ack was committed")
 	}
 }
@@ -355,10 +356,10 @@ func TestCommitGroupTwoClaimsOfOneInstance(t *testing.T) {
 	items := startAndFetch(t, ctx, p, "b")
 	due := time.Now()
 	timer := provider.WorkItem{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 3, FireAt: due.UnixMilli()}
-	if err := p.EnqueueForOrchestrator(ctx, timer, 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: timer}); err != nil {
 		t.Fatal(err)
 	}
-	timerTurn := p.CachedTurn("a", 1, timer)
+	timerTurn := providertest.CachedTurn(p, "a", 1, timer)
 	if timerTurn == nil {
 		t.Fatal("no cached turn of a's timer")
 	}
@@ -366,15 +367,15 @@ func TestCommitGroupTwoClaimsOfOneInstance(t *testing.T) {
 	before := p.CommitSends()
 	errs, _ := batchedCalls(t, ctx, p,
 		func() error {
-			_, err := p.CommitCachedTurn(ctx, "", timerTurn, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{fired}}, nil, time.Minute)
+			_, err := providertest.CommitCachedTurn(ctx, p, "", timerTurn, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{fired}}, nil, time.Minute)
 			return err
 		},
 		func() error {
 			turn := turns["a"]
-			_, err := p.CommitCachedTurn(ctx, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
+			_, err := providertest.CommitCachedTurn(ctx, p, turn.lease, turn.item, completeActivityTurn(turn.item), nil, time.Minute)
 			return err
 		},
-		func() error { return p.AckOrchestrationItem(ctx, items[0].LockToken, completeFirstTurn("O")) })
+		func() error { return providertest.AckTurn(ctx, p, items[0].LockToken, completeFirstTurn("O")) })
 	if errs[0] != nil || !errors.Is(errs[1], provider.ErrStale) || errs[2] != nil {
 		t.Fatalf("outcomes %v; want the timer's turn committed, the activity's stale, b's ack committed", errs)
 	}
@@ -382,7 +383,7 @@ func TestCommitGroupTwoClaimsOfOneInstance(t *testing.T) {
 		t.Fatalf("%d transactions, want 2: the holder's and the batch", sends)
 	}
 	wantCompleted(t, ctx, p, "b")
-	history, err := p.ReadHistory(ctx, "a")
+	history, err := p.ReadHistory(ctx, provider.ExecutionRequest{Instance: "a"})
 	if err != nil || len(history) != 3 || history[2].Kind != provider.EventTimerFired {
 		t.Fatalf("a's history %+v %v; want the timer's turn's", history, err)
 	}

@@ -12,15 +12,18 @@ import (
 
 // ReadHistory implements provider.Provider. A corrupt stored event fails the
 // read with an error that names the instance and the event.
-func (p *Provider) ReadHistory(ctx context.Context, instance string) ([]provider.Event, error) {
+func (p *Provider) ReadHistory(ctx context.Context, req provider.ExecutionRequest) ([]provider.Event, error) {
+	if req.ExecutionID != 0 {
+		return p.readHistoryExecution(ctx, req.Instance, req.ExecutionID)
+	}
+	instance := req.Instance
 	return p.readHistory(ctx, "read history", instance, `
 		SELECT i.current_execution_id, h.event_id, h.event_data FROM history h
 		JOIN instances i ON i.instance_id = h.instance_id AND i.current_execution_id = h.execution_id
 		WHERE h.instance_id = $1 ORDER BY h.event_id`, instance)
 }
 
-// ReadHistoryExecution implements provider.Provider.
-func (p *Provider) ReadHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
+func (p *Provider) readHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
 	return p.readHistory(ctx, "read execution history", instance, `
 		SELECT execution_id, event_id, event_data FROM history
 		WHERE instance_id = $1 AND execution_id = $2 ORDER BY event_id`, instance, executionID)
@@ -54,7 +57,8 @@ func (p *Provider) readHistory(ctx context.Context, op, instance, query string, 
 }
 
 // AppendHistory implements provider.Provider.
-func (p *Provider) AppendHistory(ctx context.Context, instance string, executionID int64, events []provider.Event) error {
+func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest) error {
+	instance, executionID, events := req.Instance, req.ExecutionID, req.Events
 	const op = "append history"
 	enc, err := encode.EncodeAck(op, provider.OrchestrationAck{ExecutionID: executionID, HistoryDelta: events})
 	if err != nil {
@@ -68,7 +72,8 @@ func (p *Provider) AppendHistory(ctx context.Context, instance string, execution
 
 // GetCustomStatus implements provider.Provider. One query: the value travels
 // only when the version moved.
-func (p *Provider) GetCustomStatus(ctx context.Context, instance string, knownVersion int64) (provider.CustomStatus, bool, error) {
+func (p *Provider) GetCustomStatus(ctx context.Context, req provider.CustomStatusRequest) (provider.CustomStatus, bool, error) {
+	instance, knownVersion := req.Instance, req.KnownVersion
 	const op = "get custom status"
 	var cs provider.CustomStatus
 	err := p.pool.QueryRow(ctx, `

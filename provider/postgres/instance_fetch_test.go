@@ -6,6 +6,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // A batch's fetches of next turns are one call, made after its acks: two
@@ -16,19 +17,19 @@ func TestCommitGroupFetchesEachInstanceOnce(t *testing.T) {
 	ctx := t.Context()
 	for _, instance := range []string{"a", "b"} {
 		turn := startAndFetch(t, ctx, p, instance)[0]
-		if err := p.AckOrchestrationItem(ctx, turn.LockToken, runningTurn("O")); err != nil {
+		if err := providertest.AckTurn(ctx, p, turn.LockToken, runningTurn("O")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, item := range []provider.WorkItem{activity("a", 2), activity("a", 3), activity("b", 2)} {
-		if err := p.EnqueueForWorker(ctx, item, 0); err != nil {
+		if err := p.EnqueueForWorker(ctx, provider.EnqueueRequest{Item: item}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	leases := map[int64]*provider.WorkItemLease{}
 	var leaseB *provider.WorkItemLease
 	for range 3 {
-		l, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+		l, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute, PollFor: time.Second})
 		if err != nil || l == nil {
 			t.Fatalf("fetch work item: %v %v", l, err)
 		}
@@ -44,7 +45,7 @@ func TestCommitGroupFetchesEachInstanceOnce(t *testing.T) {
 	turns := make([]*provider.OrchestrationItem, 3)
 	continueWith := func(k int, l *provider.WorkItemLease) func() error {
 		return func() (err error) {
-			turns[k], err = p.AckWorkItemContinuing(ctx, l.LockToken, result(l.Item.Instance, l.Item.ID), time.Minute)
+			turns[k], err = providertest.AckActivityNext(ctx, p, l.LockToken, result(l.Item.Instance, l.Item.ID), time.Minute)
 			return err
 		}
 	}

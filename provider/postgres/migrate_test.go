@@ -38,7 +38,7 @@ func TestMigrationsDownAndUp(t *testing.T) {
 	defer again.Close()
 	defer func() { _ = again.DropSchema(context.Background()) }()
 	createInstance(t, again, "after")
-	info, err := again.GetInstanceInfo(t.Context(), "after")
+	info, err := again.GetInstanceInfo(t.Context(), provider.InstanceRequest{Instance: "after"})
 	if err != nil || info.Status != provider.StatusRunning {
 		t.Fatalf("instance after migrating down and up: %+v %v", info, err)
 	}

@@ -18,7 +18,7 @@ import (
 
 // Fetch implements provider.Provider.
 func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	return fetch.Route(ctx, req, p.fetchOrchestration, p.fetchInstanceItem)
+	return fetch.Route(ctx, req, fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn})
 }
 
 // fetchOrchestration long-polls for ready turns. With cached, the turns of
@@ -195,9 +195,9 @@ func decodeEvents(instance string, executionID int64, ids []int64, data []string
 	return events, decodeErr
 }
 
-// AckOrchestrationItem implements provider.Provider in one call of
+// commitTurn commits a locked turn: in one call of
 // dx_ack_orchestration_items, shared with the acks of its commit batch.
-func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+func (p *Provider) commitTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -230,7 +230,8 @@ func (p *Provider) announceAck(res ackResult, workerItems bool) {
 }
 
 // AbandonOrchestrationItem implements provider.Provider.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *provider.ErrorDetails) error {
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.AbandonRequest) error {
+	lockToken, delay, ignoreAttempt, cause := req.LockToken, req.Delay, req.IgnoreAttempt, req.Cause
 	const op = "abandon orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -250,7 +251,8 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 }
 
 // RenewOrchestrationItemLock implements provider.Provider.
-func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error {
+func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.RenewRequest) error {
+	lockToken, extendFor := req.LockToken, req.ExtendFor
 	const op = "renew orchestration lock"
 	if extendFor <= 0 {
 		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)

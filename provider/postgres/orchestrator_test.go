@@ -17,7 +17,7 @@ func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
 	ctx := t.Context()
 	for _, id := range []string{"a", "b"} {
 		start := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
-		if err := p.EnqueueForOrchestrator(ctx, start, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: start}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,16 +46,16 @@ func schemasIsolate(t *testing.T, f providertest.Factory) {
 	a := f.NewProvider(t)
 	b := f.NewProvider(t)
 	ctx := t.Context()
-	if err := a.EnqueueForOrchestrator(ctx, start("only-in-a"), 0); err != nil {
+	if err := a.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: start("only-in-a")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.EnqueueForWorker(ctx, provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "only-in-a", Name: "X", ExecutionID: 1, ID: 1}, 0); err != nil {
+	if err := a.EnqueueForWorker(ctx, provider.EnqueueRequest{Item: provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "only-in-a", Name: "X", ExecutionID: 1, ID: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if item, err := provider.FetchOne(ctx, b, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || item != nil {
 		t.Fatalf("schema b fetched %v (err %v) from schema a's queue", item, err)
 	}
-	if lease, err := b.FetchWorkItem(ctx, time.Minute, 0); err != nil || lease != nil {
+	if lease, err := b.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute}); err != nil || lease != nil {
 		t.Fatalf("schema b fetched work %v (err %v) from schema a's queue", lease, err)
 	}
 	item, err := provider.FetchOne(ctx, a, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
@@ -81,7 +81,7 @@ func idleFetcherWokenByNotify(t *testing.T, f providertest.Factory) {
 	time.Sleep(200 * time.Millisecond) // let the listener connect
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if err := p.EnqueueForOrchestrator(context.Background(), start("wake"), 0); err != nil {
+		if err := p.EnqueueForOrchestrator(context.Background(), provider.EnqueueRequest{Item: start("wake")}); err != nil {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()
@@ -102,11 +102,11 @@ func idleWorkerWokenByNotify(t *testing.T, f providertest.Factory) {
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		item := provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: "i", Name: "A", ExecutionID: 1, ID: 1}
-		if err := p.EnqueueForWorker(context.Background(), item, 0); err != nil {
+		if err := p.EnqueueForWorker(context.Background(), provider.EnqueueRequest{Item: item}); err != nil {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()
-	lease, err := waiter.FetchWorkItem(t.Context(), time.Minute, time.Minute)
+	lease, err := waiter.FetchWorkItem(t.Context(), provider.FetchWorkRequest{LockFor: time.Minute, PollFor: time.Minute})
 	if err != nil || lease == nil {
 		t.Fatalf("long poll: lease %v err %v", lease, err)
 	}
@@ -166,7 +166,7 @@ func concurrentMigrations(t *testing.T, f providertest.Factory) {
 		t.Fatalf("migration rows: %d for %d versions (%v); want each of the %d migrations applied once", applied, distinct, err, len(files))
 	}
 	// Every handle works on the result.
-	if err := opened[n-1].EnqueueForOrchestrator(t.Context(), start("after-migrate"), 0); err != nil {
+	if err := opened[n-1].EnqueueForOrchestrator(t.Context(), provider.EnqueueRequest{Item: start("after-migrate")}); err != nil {
 		t.Fatal(err)
 	}
 	if item, err := provider.FetchOne(t.Context(), opened[0], provider.FetchRequest{LockFor: time.Minute}); err != nil || item == nil {
@@ -191,7 +191,7 @@ func reservedWordSchema(t *testing.T, _ providertest.Factory) {
 	}
 	defer p.Close()
 	defer func() { _ = p.DropSchema(context.Background()) }()
-	if err := p.EnqueueForOrchestrator(t.Context(), start("q"), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(t.Context(), provider.EnqueueRequest{Item: start("q")}); err != nil {
 		t.Fatal(err)
 	}
 	if item, err := provider.FetchOne(t.Context(), p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0}); err != nil || item == nil {
@@ -276,11 +276,11 @@ func watchPastLongTransaction(t *testing.T, f providertest.Factory) {
 func fetchTakesAGapFreePrefix(t *testing.T, f providertest.Factory) {
 	p := f.NewProvider(t).(*postgres.Provider)
 	ctx := t.Context()
-	if err := p.EnqueueForOrchestrator(ctx, start("x"), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: start("x")}); err != nil {
 		t.Fatal(err)
 	}
 	event := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "x", Name: "approval", Input: `true`}
-	if err := p.EnqueueForOrchestrator(ctx, event, 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: event}); err != nil {
 		t.Fatal(err)
 	}
 	holder, err := p.Pool().Begin(ctx)
@@ -361,14 +361,14 @@ func watchScanReportsUnannounced(t *testing.T, f providertest.Factory) {
 
 func createInstance(t *testing.T, p provider.Provider, instance string) {
 	t.Helper()
-	if err := p.EnqueueForOrchestrator(t.Context(), start(instance), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(t.Context(), provider.EnqueueRequest{Item: start(instance)}); err != nil {
 		t.Fatal(err)
 	}
 	item, err := provider.FetchOne(t.Context(), p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || item == nil {
 		t.Fatalf("fetch: %v %v", item, err)
 	}
-	err = p.AckOrchestrationItem(t.Context(), item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+	err = providertest.AckTurn(t.Context(), p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
 		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}})
 	if err != nil {

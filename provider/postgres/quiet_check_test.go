@@ -17,7 +17,7 @@ import (
 func quietAckNotQuietDuringAFetch(t *testing.T, f providertest.Factory) {
 	p := f.NewProvider(t).(*postgres.Provider)
 	ctx := t.Context()
-	if err := p.EnqueueForOrchestrator(ctx, start("a"), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: start("a")}); err != nil {
 		t.Fatal(err)
 	}
 	item, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
@@ -28,10 +28,10 @@ func quietAckNotQuietDuringAFetch(t *testing.T, f providertest.Factory) {
 		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted, Name: "O"}},
 		WorkerItems:  []provider.WorkItem{{Kind: provider.WorkActivityExecute, Instance: "a", ExecutionID: 1, ID: 2, Name: "Act"}},
 		Metadata:     provider.ExecutionMetadata{OrchestrationName: "O"}}
-	if err := p.AckOrchestrationItem(ctx, item.LockToken, ack); err != nil {
+	if err := providertest.AckTurn(ctx, p, item.LockToken, ack); err != nil {
 		t.Fatal(err)
 	}
-	lease, err := p.FetchWorkItem(ctx, time.Minute, 0)
+	lease, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute})
 	if err != nil || lease == nil {
 		t.Fatalf("fetch the activity: %v, %v", lease, err)
 	}
@@ -44,7 +44,7 @@ func quietAckNotQuietDuringAFetch(t *testing.T, f providertest.Factory) {
 		t.Fatal(err)
 	}
 	completion := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "a", ExecutionID: 1, ID: 2, Result: `"ok"`}
-	quiet, err := p.AckWorkItemQuietly(ctx, lease.LockToken, completion, 1)
+	quiet, err := providertest.AckActivityQuietly(ctx, p, lease.LockToken, completion, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,17 +14,9 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-var (
-	_ provider.ActivityLeaser     = (*Provider)(nil)
-	_ provider.ActivityContinuer  = (*Provider)(nil)
-	_ provider.EagerStarter       = (*Provider)(nil)
-	_ provider.FirstTurnCommitter = (*Provider)(nil)
-	_ provider.TurnContinuer      = (*Provider)(nil)
-)
-
-// AckOrchestrationItemLeasing implements provider.ActivityLeaser: the ack
+// commitTurnLeasing commits a locked turn and leases its chosen activities: the ack
 // function inserts the items asked for already leased.
-func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")
@@ -49,10 +41,10 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	return got, nil
 }
 
-// AckOrchestrationItemContinuing implements provider.TurnContinuer: the
+// commitTurnNext commits a locked turn and locks the instance's next turn: the
 // ack and a fetch of its instance in one batch (one transaction); the fetch
 // finds the lock row the ack deleted gone and locks what became visible.
-func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+func (p *Provider) commitTurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
 	const op = "ack orchestration item"
 	if lockToken == "" {
@@ -83,11 +75,11 @@ func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance,
 	return got, next, nil
 }
 
-// CommitFirstTurn implements provider.FirstTurnCommitter: one transaction
+// commitFirstTurn commits a new instance's first turn (direct start): one transaction
 // (in a group commit) locks the new instance under a token of our own, refusing
 // with DX007 when it exists, is locked or has messages queued, and acks the
 // turn under that token.
-func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+func (p *Provider) commitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -103,7 +95,7 @@ func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack pro
 	turn := &turnAck{token: token, enc: enc, lease: lease, leaseFor: lockTimeout, incarnation: histcache.NewIncarnation()}
 	err = p.commit(ctx, commitWork{ack: turn, before: statements{
 		queue: func(b *pgx.Batch) {
-			b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, lockTimeout.Milliseconds())
+			b.Queue(`SELECT dx_lock_new_instance($1, $2, $3)`, instance, token, claimFor.Milliseconds())
 		},
 		read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
 	}})
@@ -137,10 +129,10 @@ func leasesOf(res ackResult, ack provider.OrchestrationAck, lease []int) []*prov
 	return got
 }
 
-// AckWorkItemContinuing implements provider.ActivityContinuer: the activity's
+// ackActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the fetch of its instance, in one batch (one transaction), so the
 // fetch sees the completion the ack queued.
-func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+func (p *Provider) ackActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "ack work item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")

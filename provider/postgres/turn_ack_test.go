@@ -8,6 +8,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 func activity(instance string, id int64) provider.WorkItem {
@@ -38,7 +39,7 @@ func TestCommitGroupAcksEachTurnOfABatchAsItsOwn(t *testing.T) {
 		turns[it.Instance] = it.LockToken
 	}
 	// A timer c's turn cancels, queued before the batch.
-	if err := p.EnqueueForOrchestrator(ctx, timer("c", 7, time.Now().Add(time.Hour)), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: timer("c", 7, time.Now().Add(time.Hour))}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -64,13 +65,13 @@ func TestCommitGroupAcksEachTurnOfABatchAsItsOwn(t *testing.T) {
 	var created bool
 	errs, batches := batchedCalls(t, ctx, p,
 		func() (err error) {
-			leasesA, err = p.AckOrchestrationItemLeasing(ctx, turns["a"], ackA, []int{2, 0}, time.Minute)
+			leasesA, err = providertest.AckTurnLeasing(ctx, p, turns["a"], ackA, []int{2, 0}, time.Minute)
 			return err
 		},
-		func() error { return p.AckOrchestrationItem(ctx, turns["b"], ackB) },
-		func() error { return p.AckOrchestrationItem(ctx, turns["c"], ackC) },
+		func() error { return providertest.AckTurn(ctx, p, turns["b"], ackB) },
+		func() error { return providertest.AckTurn(ctx, p, turns["c"], ackC) },
 		func() (err error) {
-			created, leasesE, err = p.CommitFirstTurn(ctx, "e", ackE, []int{0}, time.Minute)
+			created, leasesE, err = providertest.CommitFirstTurn(ctx, p, "e", ackE, []int{0}, time.Minute)
 			return err
 		})
 	if slices.ContainsFunc(errs, func(err error) bool { return err != nil }) || !created {
@@ -96,7 +97,7 @@ func TestCommitGroupAcksEachTurnOfABatchAsItsOwn(t *testing.T) {
 		if err := row.Scan(&instance, &id); err != nil || instance != l.Item.Instance || id != l.Item.ID {
 			t.Fatalf("lease of %s/%d holds the row of %s/%d (%v)", l.Item.Instance, l.Item.ID, instance, id, err)
 		}
-		if err := p.AckWorkItem(ctx, l.LockToken, nil); err != nil {
+		if err := providertest.AckActivity(ctx, p, l.LockToken, nil); err != nil {
 			t.Fatalf("ack of leased activity %s/%d: %v", l.Item.Instance, l.Item.ID, err)
 		}
 	}
@@ -106,7 +107,7 @@ func TestCommitGroupAcksEachTurnOfABatchAsItsOwn(t *testing.T) {
 		t.Fatalf("worker queue after acking the leases: a %d, all %d (%v); want the cancelled activity gone, nothing left", onA, all, err)
 	}
 
-	cs, _, err := p.GetCustomStatus(ctx, "b", 0)
+	cs, _, err := p.GetCustomStatus(ctx, provider.CustomStatusRequest{Instance: "b"})
 	if err != nil || cs.Value == nil || *cs.Value != `"half"` || cs.Version != 1 {
 		t.Fatalf("b's custom status %+v %v; want \"half\" at version 1", cs, err)
 	}
@@ -126,10 +127,10 @@ func TestCommitGroupDuplicateEventFailsAlone(t *testing.T) {
 	p := pgtest.Open(t)
 	ctx := t.Context()
 	first := startAndFetch(t, ctx, p, "a")[0]
-	if err := p.AckOrchestrationItem(ctx, first.LockToken, runningTurn("O")); err != nil {
+	if err := providertest.AckTurn(ctx, p, first.LockToken, runningTurn("O")); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.EnqueueForOrchestrator(ctx, timer("a", 3, time.Now()), 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: timer("a", 3, time.Now())}); err != nil {
 		t.Fatal(err)
 	}
 	turns := map[string]string{}
@@ -141,8 +142,8 @@ func TestCommitGroupDuplicateEventFailsAlone(t *testing.T) {
 	}
 	errs, batches := batchedCalls(t, ctx, p,
 		// Event 1 again: a's first turn recorded it.
-		func() error { return p.AckOrchestrationItem(ctx, turns["a"], runningTurn("O")) },
-		func() error { return p.AckOrchestrationItem(ctx, turns["b"], completeFirstTurn("O")) })
+		func() error { return providertest.AckTurn(ctx, p, turns["a"], runningTurn("O")) },
+		func() error { return providertest.AckTurn(ctx, p, turns["b"], completeFirstTurn("O")) })
 	if !errors.Is(errs[0], provider.ErrDuplicateEvent) || errs[1] != nil {
 		t.Fatalf("outcomes %v; want ErrDuplicateEvent for a alone", errs)
 	}

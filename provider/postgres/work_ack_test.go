@@ -8,6 +8,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // leaseActivities queues one activity per instance and fetches them all.
@@ -15,13 +16,13 @@ func leaseActivities(t *testing.T, p *postgres.Provider, instances ...string) ma
 	t.Helper()
 	ctx := t.Context()
 	for _, instance := range instances {
-		if err := p.EnqueueForWorker(ctx, activity(instance, 2), 0); err != nil {
+		if err := p.EnqueueForWorker(ctx, provider.EnqueueRequest{Item: activity(instance, 2)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	leases := map[string]*provider.WorkItemLease{}
 	for range instances {
-		l, err := p.FetchWorkItem(ctx, time.Minute, time.Second)
+		l, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: time.Minute, PollFor: time.Second})
 		if err != nil || l == nil {
 			t.Fatalf("fetch work item: %v %v", l, err)
 		}
@@ -41,9 +42,9 @@ func TestCommitGroupActivityAcksShareOneCall(t *testing.T) {
 	ctx := t.Context()
 	leases := leaseActivities(t, p, "a", "b")
 	errs, batches := batchedCalls(t, ctx, p,
-		func() error { return p.AckWorkItem(ctx, leases["a"].LockToken, completed("a")) },
-		func() error { return p.AckWorkItem(ctx, "stale-token", completed("z")) },
-		func() error { return p.AckWorkItem(ctx, leases["b"].LockToken, nil) })
+		func() error { return providertest.AckActivity(ctx, p, leases["a"].LockToken, completed("a")) },
+		func() error { return providertest.AckActivity(ctx, p, "stale-token", completed("z")) },
+		func() error { return providertest.AckActivity(ctx, p, leases["b"].LockToken, nil) })
 	if errs[0] != nil || !errors.Is(errs[1], provider.ErrLockNotHeld) || errs[2] != nil {
 		t.Fatalf("outcomes %v; want the stale token alone to fail with ErrLockNotHeld", errs)
 	}

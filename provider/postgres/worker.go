@@ -14,7 +14,8 @@ import (
 )
 
 // FetchWorkItem implements provider.Provider.
-func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.WorkItemLease, error) {
+func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
+	lockTimeout, pollTimeout := req.LockFor, req.PollFor
 	const op = "fetch work item"
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
@@ -49,17 +50,15 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 	return l, nil
 }
 
-// AckWorkItem implements provider.Provider.
-func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+// ackActivity commits an activity's result.
+func (p *Provider) ackActivity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
 	return p.ackWork(ctx, lockToken, completion, nil)
 }
 
-var _ provider.QuietAcker = (*Provider)(nil)
-
-// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
+// ackActivityQuietly commits an activity's result quietly: The check needs the
 // instance's incarnation, from the history cache: when the cache does not
 // hold the history the caller judged from, the ack is plain.
-func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+func (p *Provider) ackActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
 	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
 	if !ok {
 		return false, p.ackWork(ctx, lockToken, &completion, nil)
@@ -92,7 +91,8 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 }
 
 // AbandonWorkItem implements provider.Provider.
-func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequest) error {
+	lockToken, delay, ignoreAttempt := req.LockToken, req.Delay, req.IgnoreAttempt
 	const op = "abandon work item"
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
@@ -105,7 +105,8 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 }
 
 // RenewWorkItemLock implements provider.Provider.
-func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (provider.ExecutionState, error) {
+func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
+	lockToken, extendFor := req.LockToken, req.ExtendFor
 	const op = "renew work item lock"
 	if extendFor <= 0 {
 		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
@@ -119,7 +120,8 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, exte
 }
 
 // EnqueueForOrchestrator implements provider.Provider.
-func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.EnqueueRequest) error {
+	item, delay := req.Item, req.Delay
 	const op = "enqueue for orchestrator"
 	if delay < 0 {
 		return encode.Invalid(op, item.Instance, "delay must not be negative, got %v", delay)
@@ -150,14 +152,16 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 }
 
 // StartQueued implements provider.Admin.
-func (p *Provider) StartQueued(ctx context.Context, instance string) (bool, error) {
+func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest) (bool, error) {
+	instance := req.Instance
 	var queued bool
 	err := p.pool.QueryRow(ctx, `SELECT dx_start_queued($1)`, instance).Scan(&queued)
 	return queued, classify("start queued", instance, err)
 }
 
 // EnqueueForWorker implements provider.Provider.
-func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueRequest) error {
+	item, delay := req.Item, req.Delay
 	const op = "enqueue for worker"
 	if delay < 0 {
 		return encode.Invalid(op, item.Instance, "delay must not be negative, got %v", delay)

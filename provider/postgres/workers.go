@@ -23,13 +23,15 @@ func (p *Provider) Heartbeat(ctx context.Context, w provider.WorkerInfo) error {
 }
 
 // RemoveWorker implements provider.Workers.
-func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
+func (p *Provider) RemoveWorker(ctx context.Context, req provider.WorkerRequest) error {
+	id := req.ID
 	_, err := p.pool.Exec(ctx, `DELETE FROM workers WHERE worker_id = $1`, id)
 	return classify("remove worker", "", err)
 }
 
 // ListWorkers implements provider.Workers.
-func (p *Provider) ListWorkers(ctx context.Context, within time.Duration) ([]provider.WorkerInfo, error) {
+func (p *Provider) ListWorkers(ctx context.Context, req provider.ListWorkersRequest) ([]provider.WorkerInfo, error) {
+	within := req.Within
 	const op = "list workers"
 	rows, err := p.pool.Query(ctx, `
 		SELECT worker_id, info::text, started_at, last_seen FROM workers

@@ -25,7 +25,7 @@ func failedAckRollsBackEverything(t *testing.T, f Factory) {
 	e.enqueue(externalItem("a", "go"))
 	item := e.fetch()
 	before := e.depths()
-	err := e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{
+	err := AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{
 		ExecutionID: 1,
 		HistoryDelta: []provider.Event{
 			event(item, 1, provider.EventExternalRaised),
@@ -42,7 +42,7 @@ func failedAckRollsBackEverything(t *testing.T, f Factory) {
 	e.wantEqual(info.CustomStatusVersion, 0, "custom status version after failed ack")
 	e.wantEqual(e.depths(), before, "queue depths after failed ack")
 	// The fetched message is still there: abandon and fetch it again.
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	again := e.fetch()
 	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised}, "messages after failed ack")
 }
@@ -82,7 +82,7 @@ func lockReleasedOnlyBySuccessfulAck(t *testing.T, f Factory) {
 	e.enqueue(externalItem("a", "go"))
 	item := e.fetch()
 	bad := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventExternalRaised}}}
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, bad), provider.ErrDuplicateEvent, "failing ack")
+	e.wantErr(AckTurn(e.ctx, e.p, item.LockToken, bad), provider.ErrDuplicateEvent, "failing ack")
 	e.fetchNone() // still locked by the failed ack's holder
 	e.ack(item, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)}})
 	e.enqueue(externalItem("a", "next"))
@@ -99,7 +99,7 @@ func concurrentAcksOneTokenOneWins(t *testing.T, f Factory) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{
+			errs[i] = AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{
 				ExecutionID:  1,
 				HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)},
 				WorkerItems:  []provider.WorkItem{activityItem("a", 1, int64(100+i))},
@@ -126,7 +126,7 @@ func failedWorkerAckEnqueuesNothing(t *testing.T, f Factory) {
 	e.schedule("a", 2)
 	lease := e.fetchWorkLock(shortLock)
 	time.Sleep(pastShortLock)
-	err := e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2))
+	err := AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2))
 	e.wantErr(err, provider.ErrLockNotHeld, "ack after expiry")
 	e.wantEqual(e.depths().Orchestrator, 0, "orchestrator messages after failed worker ack")
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// TimerTurnStore is what BenchmarkTimerTurns needs of a provider: the
-// shortcuts the runtime takes for a direct start and a due timer's turn.
-type TimerTurnStore interface {
-	provider.Provider
-	provider.FirstTurnCommitter
-	provider.CachedTurnCommitter
-}
-
 // benchInstances names the instances of every benchmark run in a process:
 // a benchmark function runs several times on one store.
 var benchInstances atomic.Int64
@@ -29,7 +21,7 @@ var benchInstances atomic.Int64
 // cached turns (TimerFired, OrchestrationCompleted). Each runs one caller at
 // a time (every commit its own transaction) and 16 at once ("-16": callers
 // share commits where the store batches them). ns/op is per turn.
-func BenchmarkTimerTurns(b *testing.B, p TimerTurnStore) {
+func BenchmarkTimerTurns(b *testing.B, p provider.Provider) {
 	for _, callers := range []int{1, 16} {
 		suffix := ""
 		if callers > 1 {
@@ -99,7 +91,7 @@ const fireRound = 1000
 
 // startTimerInstance commits id's first turn and sets *timer to the timer it
 // queued.
-func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer *provider.WorkItem) error {
+func startTimerInstance(ctx context.Context, p provider.Provider, id string, timer *provider.WorkItem) error {
 	now := time.Now().UnixMilli()
 	// Due a moment ago: visible at once, so the fire turns need not wait.
 	*timer = timerItem(id, 1, benchTimerID, time.Now().Add(-time.Millisecond))
@@ -112,7 +104,7 @@ func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer 
 		OrchestratorItems: []provider.WorkItem{*timer},
 		Metadata:          provider.ExecutionMetadata{OrchestrationName: "Timer"},
 	}
-	created, _, err := p.CommitFirstTurn(ctx, id, ack, nil, time.Minute)
+	created, _, err := CommitFirstTurn(ctx, p, id, ack, nil, time.Minute)
 	if err == nil && !created {
 		err = errors.New("the first turn was refused")
 	}
@@ -121,8 +113,8 @@ func startTimerInstance(ctx context.Context, p TimerTurnStore, id string, timer 
 
 // fireTimer commits the turn of a timer startTimerInstance queued, built
 // from the history cache as the runtime builds it.
-func fireTimer(ctx context.Context, p TimerTurnStore, timer provider.WorkItem) error {
-	turn := p.CachedTurn(timer.Instance, 1, timer)
+func fireTimer(ctx context.Context, p provider.Provider, timer provider.WorkItem) error {
+	turn := CachedTurn(p, timer.Instance, 1, timer)
 	if turn == nil {
 		return errors.New("no cached turn: the history cache does not hold the instance")
 	}
@@ -135,6 +127,6 @@ func fireTimer(ctx context.Context, p TimerTurnStore, timer provider.WorkItem) e
 		},
 		Metadata: provider.ExecutionMetadata{Status: provider.StatusCompleted, Output: `"rang"`},
 	}
-	_, err := p.CommitCachedTurn(ctx, "", turn, ack, nil, time.Minute)
+	_, err := CommitCachedTurn(ctx, p, "", turn, ack, nil, time.Minute)
 	return err
 }

@@ -54,7 +54,7 @@ func bulkLimit(t *testing.T, f Factory) {
 	res, err := e.a.DeleteInstancesBulk(e.ctx, provider.DeleteFilter{Limit: 3})
 	e.must(err, "bulk delete")
 	e.wantEqual(res.InstancesDeleted, 3, "instances deleted")
-	ids, err := e.a.ListInstances(e.ctx)
+	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list")
 	e.wantEqual(len(ids), 1, "instances left")
 }
@@ -91,7 +91,7 @@ func bulkEmptyFilter(t *testing.T, f Factory) {
 	res, err := e.a.DeleteInstancesBulk(e.ctx, provider.DeleteFilter{})
 	e.must(err, "bulk delete")
 	e.wantEqual(res.InstancesDeleted, 4, "terminal instances deleted")
-	ids, err := e.a.ListInstances(e.ctx)
+	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list")
 	e.wantEqual(ids, []string{"live"}, "instances left")
 }

@@ -20,7 +20,6 @@ import (
 func (e *env) fetchCachedWhenDue(due time.Time, poll time.Duration) []*provider.OrchestrationItem {
 	e.t.Helper()
 	time.Sleep(time.Until(due.Add(-25 * time.Millisecond)))
-	capability[provider.CachedTurnCommitter](e)
 	items, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 4, LockFor: longLock, PollFor: poll, FromCache: true})
 	e.must(err, "fetch, cached")
 	return items
@@ -58,7 +57,7 @@ func (e *env) commitFiring(turn *provider.OrchestrationItem) {
 		e.ack(turn, firingAll(turn))
 		return
 	}
-	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firingAll(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, "", turn, firingAll(turn), nil, longLock)
 	e.must(err, "commit the cached turn of "+turn.Instance)
 }
 

@@ -33,14 +33,12 @@ func cachedTurnCases() []Case {
 	}
 }
 
-func cacher(e *env) provider.CachedTurnCommitter { return capability[provider.CachedTurnCommitter](e) }
-
 // cachedTurnOf returns the cached turn delivering activity 2's completion to
 // a (started by startWithActivity), failing when there is none.
 func (e *env) cachedTurnOf(instance string) (*provider.OrchestrationItem, provider.WorkItem) {
 	e.t.Helper()
 	done := *completionItem(instance, 1, 2)
-	turn := cacher(e).CachedTurn(instance, 1, done)
+	turn := CachedTurn(e.p, instance, 1, done)
 	if turn == nil {
 		e.t.Fatalf("no cached turn of %s after this process acked its turns", instance)
 	}
@@ -60,7 +58,7 @@ func nextStep(turn *provider.OrchestrationItem) provider.OrchestrationAck {
 func (e *env) wantUnchanged(lease *provider.WorkItemLease) {
 	e.t.Helper()
 	e.wantEqual(len(e.history("a")), 1, "a's history")
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
 }
 
 func cachedTurnCommits(t *testing.T, f Factory) {
@@ -73,7 +71,7 @@ func cachedTurnCommits(t *testing.T, f Factory) {
 	e.wantEqual(turn.OrchestrationName, orchName, "its orchestration")
 	e.wantEqual(eventIDs(turn.History), []int64{1}, "its history")
 	e.wantEqual(turn.Messages, []provider.WorkItem{done}, "its message")
-	leases, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	leases, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.must(err, "commit the cached turn")
 	e.wantEqual(len(leases), 1, "leases")
 	e.wantEqual(leases[0].Item.ID, int64(4), "the leased activity")
@@ -81,7 +79,7 @@ func cachedTurnCommits(t *testing.T, f Factory) {
 	e.wantEqual(eventIDs(e.history("a")), []int64{1, 2, 3}, "a's history")
 	e.fetchNone()     // the completion was never queued, and a is not locked
 	e.fetchWorkNone() // activity 2 is gone, 4 is leased
-	e.must(e.p.AckWorkItem(e.ctx, leases[0].LockToken, completionItem("a", 1, 4)), "ack activity 4")
+	e.must(AckActivity(e.ctx, e.p, leases[0].LockToken, completionItem("a", 1, 4)), "ack activity 4")
 	next := e.fetch()
 	e.wantEqual(eventIDs(next.History), []int64{1, 2, 3}, "the next turn's history")
 }
@@ -107,7 +105,7 @@ func cachedTurnStaleMessage(t *testing.T, f Factory) {
 	lease := e.fetchWork()
 	turn, _ := e.cachedTurnOf("a")
 	e.enqueue(externalItem("a", "x"))
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the cached turn while an event waits")
 	e.wantUnchanged(lease)
 	item := e.fetch()
@@ -124,11 +122,11 @@ func cachedTurnStaleLocked(t *testing.T, f Factory) {
 	turn, _ := e.cachedTurnOf("a")
 	e.enqueue(externalItem("a", "x"))
 	held := e.fetch()
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the cached turn while a is locked")
 	e.ack(held, provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(held, 1, provider.EventExternalRaised)}})
 	e.wantEqual(len(e.history("a")), 2, "a's history: the locked turn's")
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
 }
 
 // Another process ran a turn of the instance: this one's cache is behind,
@@ -140,10 +138,10 @@ func cachedTurnStalePeer(t *testing.T, f Factory) {
 	turn, _ := e.cachedTurnOf("a")
 	peer := e.peer()
 	peer.turn("a", nil)
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the cached turn after a peer's turn")
 	e.wantEqual(len(e.history("a")), 2, "a's history: the peer's turn")
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
 }
 
 // An execution can end without an event (a peer failed it for a message no
@@ -159,7 +157,7 @@ func cachedTurnStaleEndedQuietly(t *testing.T, f Factory) {
 	held := peer.fetchInstance("a")
 	peer.ack(held, provider.OrchestrationAck{ExecutionID: 1,
 		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: `{"message":"poison"}`}})
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the cached turn of an execution that ended")
 	e.wantEqual(e.info("a").Status, provider.StatusFailed, "a's status")
 	e.wantUnchanged(lease)
@@ -170,8 +168,8 @@ func cachedTurnLostLease(t *testing.T, f Factory) {
 	startWithActivity(e)
 	lease := e.fetchWork()
 	turn, _ := e.cachedTurnOf("a")
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "hand the activity back")
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, IgnoreAttempt: true}), "hand the activity back")
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, nextStep(turn), []int{0}, longLock)
 	e.wantErr(err, provider.ErrLockNotHeld, "commit the cached turn of a lost lease")
 	e.wantEqual(len(e.history("a")), 1, "a's history")
 	e.fetchNone() // a is not left locked, and nothing was queued
@@ -183,13 +181,13 @@ func noCachedTurnEnded(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	startWithActivity(e)
 	e.finish("a", provider.StatusCompleted, `"done"`)
-	if turn := cacher(e).CachedTurn("a", 1, *completionItem("a", 1, 2)); turn != nil {
+	if turn := CachedTurn(e.p, "a", 1, *completionItem("a", 1, 2)); turn != nil {
 		t.Fatalf("a cached turn of a completed execution: %+v", turn)
 	}
-	if turn := cacher(e).CachedTurn("nobody", 1, *completionItem("nobody", 1, 2)); turn != nil {
+	if turn := CachedTurn(e.p, "nobody", 1, *completionItem("nobody", 1, 2)); turn != nil {
 		t.Fatalf("a cached turn of an unknown instance: %+v", turn)
 	}
-	if turn := cacher(e).CachedTurn("a", 2, *completionItem("a", 2, 2)); turn != nil {
+	if turn := CachedTurn(e.p, "a", 2, *completionItem("a", 2, 2)); turn != nil {
 		t.Fatalf("a cached turn of an execution a never had: %+v", turn)
 	}
 }
@@ -219,12 +217,12 @@ func cachedTimerTurnConsumesTimer(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	timer := e.queueTimer("a")
-	turn := cacher(e).CachedTurn("a", 1, timer)
+	turn := CachedTurn(e.p, "a", 1, timer)
 	if turn == nil || !turn.Cached {
 		t.Fatalf("the cached turn of a's due timer: %+v, want one marked Cached", turn)
 	}
 	e.wantEqual(turn.Messages, []provider.WorkItem{timer}, "its message")
-	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, "", turn, firing(turn), nil, longLock)
 	e.must(err, "commit the timer's cached turn")
 	e.wantEqual(len(e.history("a")), 3, "a's history")
 	e.wantEqual(e.depths().Orchestrator, 0, "orchestrator messages left")
@@ -235,9 +233,9 @@ func cachedTimerTurnStale(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	timer := e.queueTimer("a")
-	turn := cacher(e).CachedTurn("a", 1, timer)
+	turn := CachedTurn(e.p, "a", 1, timer)
 	e.enqueue(externalItem("a", "x"))
-	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, "", turn, firing(turn), nil, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the timer's cached turn while an event waits")
 	e.wantEqual(len(e.history("a")), 2, "a's history")
 	item := e.fetch()
@@ -250,9 +248,9 @@ func cachedTimerTurnTaken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	timer := e.queueTimer("a")
-	turn := cacher(e).CachedTurn("a", 1, timer)
+	turn := CachedTurn(e.p, "a", 1, timer)
 	held := e.fetch()
-	_, err := cacher(e).CommitCachedTurn(e.ctx, "", turn, firing(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, "", turn, firing(turn), nil, longLock)
 	e.wantErr(err, provider.ErrStale, "commit the timer's cached turn once a fetch took it")
 	e.wantEqual(kinds(held.Messages), []provider.WorkItemKind{provider.WorkTimerFired}, "the fetched turn's messages")
 	e.ack(held, firing(held))
@@ -266,7 +264,6 @@ func cachedTimerTurnTaken(t *testing.T, f Factory) {
 // timers this process queued and one a peer queued.
 func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	capability[provider.CachedTurnCommitter](e)
 	peer := e.peer()
 	for _, inst := range []string{"a", "b", "c"} {
 		e.create(inst)
@@ -290,7 +287,7 @@ func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {
 		for _, item := range items {
 			e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkTimerFired}, "messages of "+item.Instance)
 			if item.Cached {
-				_, err = cacher(e).CommitCachedTurn(e.ctx, "", item, firing(item), nil, longLock)
+				_, err = CommitCachedTurn(e.ctx, e.p, "", item, firing(item), nil, longLock)
 				if errors.Is(err, provider.ErrStale) {
 					continue // the timer is still queued, or another turn took it
 				}
@@ -322,7 +319,7 @@ func fanOut(e *env) *provider.WorkItemLease {
 		leases[l.Item.ID] = l
 	}
 	for _, id := range []int64{3, 4} {
-		e.must(e.p.AckWorkItem(e.ctx, leases[id].LockToken, completionItem("a", 1, id)), "ack activity")
+		e.must(AckActivity(e.ctx, e.p, leases[id].LockToken, completionItem("a", 1, id)), "ack activity")
 	}
 	return leases[2]
 }
@@ -340,12 +337,12 @@ func cachedTurnConsumesQueued(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	lease := fanOut(e)
 	done := *completionItem("a", 1, 2)
-	turn := cacher(e).CachedTurn("a", 1, done, *completionItem("a", 1, 3), *completionItem("a", 1, 4))
+	turn := CachedTurn(e.p, "a", 1, done, *completionItem("a", 1, 3), *completionItem("a", 1, 4))
 	if turn == nil {
 		t.Fatal("no cached turn of a after this process acked its turns")
 	}
 	e.wantEqual(messageIDs(turn.Messages), []int64{3, 4, 2}, "the turn's messages: the queued results, then the activity's")
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, gatherAll(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, gatherAll(turn), nil, longLock)
 	e.must(err, "commit the cached turn")
 	e.wantEqual(eventIDs(e.history("a")), []int64{1, 2, 3, 4}, "a's history")
 	e.fetchNone() // the queued results were consumed, and a is not locked
@@ -360,14 +357,14 @@ func cachedTurnQueuedMissing(t *testing.T, f Factory) {
 	lease := fanOut(e)
 	other := *completionItem("a", 1, 4)
 	other.Result = `"other"`
-	turn := cacher(e).CachedTurn("a", 1, *completionItem("a", 1, 2), *completionItem("a", 1, 3), other)
+	turn := CachedTurn(e.p, "a", 1, *completionItem("a", 1, 2), *completionItem("a", 1, 3), other)
 	if turn == nil {
 		t.Fatal("no cached turn of a after this process acked its turns")
 	}
-	_, err := cacher(e).CommitCachedTurn(e.ctx, lease.LockToken, turn, gatherAll(turn), nil, longLock)
+	_, err := CommitCachedTurn(e.ctx, e.p, lease.LockToken, turn, gatherAll(turn), nil, longLock)
 	e.wantErr(err, provider.ErrStale, "commit a cached turn naming a result the queue does not hold")
 	e.wantEqual(len(e.history("a")), 1, "a's history")
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), "ack the activity as usual")
 	item := e.fetch()
 	e.wantEqual(messageIDs(item.Messages), []int64{3, 4, 2}, "the next turn's messages: every result, in order")
 }

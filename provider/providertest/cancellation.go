@@ -57,7 +57,7 @@ func renewReportsState(t *testing.T, f Factory, status provider.ExecutionStatus,
 	if status != "" {
 		e.finish("a", status, `"x"`)
 	}
-	state, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	state, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.must(err, "renew")
 	e.wantEqual(state, want, "state on renew")
 }
@@ -76,7 +76,7 @@ func renewReportsContinuedAsNew(t *testing.T, f Factory) {
 	e.schedule("a", 2)
 	lease := e.fetchWork()
 	e.continueAsNew("a")
-	state, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	state, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.must(err, "renew")
 	e.wantEqual(state, provider.StateContinuedAsNew, "state on renew")
 }
@@ -85,7 +85,7 @@ func fetchReportsMissing(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.schedule("a", 2)
-	_, err := e.a.DeleteInstance(e.ctx, "a", true)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "force delete")
 	e.wantEqual(e.depths().Worker, 0, "work items left by the delete")
 	e.enqueueWork(activityItem("a", 1, 3)) // e.g. enqueued by a worker racing the delete
@@ -96,7 +96,7 @@ func renewReportsMissing(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("gone", 1, 1))
 	lease := e.fetchWork()
-	state, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	state, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.must(err, "renew")
 	e.wantEqual(state, provider.StateMissing, "state on renew")
 }
@@ -123,7 +123,7 @@ func ackRemovesCancelledLocked(t *testing.T, f Factory) {
 	e.turn("a", func(_ *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
 		ack.CancelledActivities = cancel("a", 1, 2)
 	})
-	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), provider.ErrLockNotHeld, "ack of cancelled item")
+	e.wantErr(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), provider.ErrLockNotHeld, "ack of cancelled item")
 	e.wantEqual(e.depths().Orchestrator, 0, "completion of cancelled item enqueued")
 }
 
@@ -135,7 +135,7 @@ func renewOfCancelledFails(t *testing.T, f Factory) {
 	e.turn("a", func(_ *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
 		ack.CancelledActivities = cancel("a", 1, 2)
 	})
-	_, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	_, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.wantErr(err, provider.ErrLockNotHeld, "renew of cancelled item")
 }
 
@@ -147,7 +147,7 @@ func abandonOfCancelledFails(t *testing.T, f Factory) {
 	e.turn("a", func(_ *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
 		ack.CancelledActivities = cancel("a", 1, 2)
 	})
-	e.wantErr(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), provider.ErrLockNotHeld, "abandon of cancelled item")
+	e.wantErr(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken}), provider.ErrLockNotHeld, "abandon of cancelled item")
 	e.fetchWorkNone()
 }
 
@@ -181,7 +181,7 @@ func cancellationOnlyNamed(t *testing.T, f Factory) {
 	})
 	var left []string
 	for {
-		lease, err := e.p.FetchWorkItem(e.ctx, time.Minute, 0)
+		lease, err := e.p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: time.Minute})
 		e.must(err, "fetch work")
 		if lease == nil {
 			break

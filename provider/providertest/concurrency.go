@@ -63,7 +63,7 @@ func orchestrationContention(t *testing.T, f Factory, separate bool) {
 					return
 				}
 				for _, item := range items {
-					if err := p.AckOrchestrationItem(e.ctx, item.LockToken, contendedTurn(item)); err != nil {
+					if err := AckTurn(e.ctx, p, item.LockToken, contendedTurn(item)); err != nil {
 						t.Errorf("ack %s: %v", item.Instance, err)
 						return
 					}
@@ -78,7 +78,7 @@ func orchestrationContention(t *testing.T, f Factory, separate bool) {
 	}
 	wg.Go(func() { // the producer of late messages
 		for i := range contendedItems {
-			if err := e.p.EnqueueForOrchestrator(e.ctx, externalItem(fmt.Sprintf("c%03d", i), "late"), 0); err != nil {
+			if err := e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: externalItem(fmt.Sprintf("c%03d", i), "late")}); err != nil {
 				t.Errorf("enqueue late: %v", err)
 				return
 			}
@@ -141,7 +141,7 @@ func workerContention(t *testing.T, f Factory, separate bool) {
 	for _, p := range handles(e, separate) {
 		wg.Go(func() {
 			for time.Now().Before(deadline) && !t.Failed() {
-				lease, err := p.FetchWorkItem(e.ctx, longLock, 0)
+				lease, err := p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: longLock})
 				if err != nil {
 					t.Errorf("fetch work: %v", err)
 					return
@@ -149,7 +149,7 @@ func workerContention(t *testing.T, f Factory, separate bool) {
 				if lease == nil {
 					return
 				}
-				if err := p.AckWorkItem(e.ctx, lease.LockToken, completionItem("w", 1, lease.Item.ID)); err != nil {
+				if err := AckActivity(e.ctx, p, lease.LockToken, completionItem("w", 1, lease.Item.ID)); err != nil {
 					t.Errorf("ack work %d: %v", lease.Item.ID, err)
 					return
 				}

@@ -22,7 +22,7 @@ func enqueueDoesNotCreate(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	e.wantEqual(e.exists("a"), false, "instance exists after enqueue")
-	ids, err := e.a.ListInstances(e.ctx)
+	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list instances")
 	e.wantEqual(len(ids), 0, "listed instances after enqueue")
 }
@@ -83,7 +83,7 @@ func subOrchestrationCreatedByOwnAck(t *testing.T, f Factory) {
 	e.wantEqual(item.Instance, "child", "fetched instance")
 	e.wantEqual(item.ParentInstance, "parent", "item parent")
 	e.ack(item, firstTurn(item))
-	parent, ok, err := e.a.GetParent(e.ctx, "child")
+	parent, ok, err := e.a.GetParent(e.ctx, provider.InstanceRequest{Instance: "child"})
 	e.must(err, "get parent")
 	e.wantEqual([]any{parent, ok}, []any{"parent", true}, "parent of child")
 }

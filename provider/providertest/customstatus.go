@@ -27,7 +27,7 @@ func setCustomStatus(e *env, instance string, u provider.CustomStatusUpdate) {
 
 func (e *env) customStatus(instance string, known int64) (provider.CustomStatus, bool) {
 	e.t.Helper()
-	cs, changed, err := e.p.GetCustomStatus(e.ctx, instance, known)
+	cs, changed, err := e.p.GetCustomStatus(e.ctx, provider.CustomStatusRequest{Instance: instance, KnownVersion: known})
 	e.must(err, "get custom status")
 	return cs, changed
 }
@@ -88,7 +88,7 @@ func customStatusPollNoChange(t *testing.T, f Factory) {
 
 func customStatusUnknown(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	_, _, err := e.p.GetCustomStatus(e.ctx, "unknown", 0)
+	_, _, err := e.p.GetCustomStatus(e.ctx, provider.CustomStatusRequest{Instance: "unknown"})
 	e.wantErr(err, provider.ErrNotFound, "custom status of unknown instance")
 }
 

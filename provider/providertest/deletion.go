@@ -45,7 +45,7 @@ func deleteCompleted(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.finish("a", provider.StatusCompleted, `1`)
-	res, err := e.a.DeleteInstance(e.ctx, "a", false)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
 	e.must(err, "delete")
 	e.wantEqual(res, provider.DeleteResult{InstancesDeleted: 1, ExecutionsDeleted: 1, EventsDeleted: 3}, "delete result")
 	e.wantEqual(e.exists("a"), false, "instance after delete")
@@ -55,7 +55,7 @@ func deleteCompleted(t *testing.T, f Factory) {
 func deleteRunningRefused(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	_, err := e.a.DeleteInstance(e.ctx, "a", false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
 	e.wantErr(err, provider.ErrInstanceRunning, "delete of running instance")
 	e.wantEqual(e.exists("a"), true, "instance after refused delete")
 }
@@ -63,7 +63,7 @@ func deleteRunningRefused(t *testing.T, f Factory) {
 func deleteRunningForced(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	res, err := e.a.DeleteInstance(e.ctx, "a", true)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "force delete")
 	e.wantEqual(res.InstancesDeleted, 1, "instances deleted")
 	e.wantEqual(e.exists("a"), false, "instance after force delete")
@@ -72,7 +72,7 @@ func deleteRunningForced(t *testing.T, f Factory) {
 func deleteCascades(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	family(e)
-	res, err := e.a.DeleteInstance(e.ctx, "root", false)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"root"}})
 	e.must(err, "delete root")
 	e.wantEqual(res.InstancesDeleted, 4, "instances deleted")
 	for _, id := range []string{"root", "child", "child2", "grandchild"} {
@@ -83,10 +83,10 @@ func deleteCascades(t *testing.T, f Factory) {
 func deleteChildRefused(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	family(e)
-	_, err := e.a.DeleteInstance(e.ctx, "child", false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"child"}})
 	e.wantErr(err, provider.ErrInvalidArgument, "delete of sub-orchestration")
 	e.wantEqual(e.exists("child"), true, "child after refused delete")
-	res, err := e.a.DeleteInstance(e.ctx, "child", true)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"child"}, Force: true})
 	e.must(err, "force delete of sub-orchestration")
 	e.wantEqual(res.InstancesDeleted, 2, "child and grandchild deleted")
 	e.wantEqual(e.exists("root"), true, "root after deleting a child")
@@ -99,20 +99,20 @@ func forceDeleteChildOfRunningParentRefused(t *testing.T, f Factory) {
 	e.create("root")
 	e.createChild("child", "root")
 	e.finish("child", provider.StatusCompleted, `1`)
-	_, err := e.a.DeleteInstance(e.ctx, "child", true)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"child"}, Force: true})
 	e.wantErr(err, provider.ErrInstanceRunning, "force delete of a child of a running parent")
 	e.wantEqual(e.exists("child"), true, "child after refused delete")
-	_, err = e.a.DeleteInstances(e.ctx, []string{"child"}, true)
+	_, err = e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"child"}, Force: true})
 	e.wantErr(err, provider.ErrInstanceRunning, "force multi-delete of a child of a running parent")
 	e.finish("root", provider.StatusCompleted, `1`)
-	res, err := e.a.DeleteInstance(e.ctx, "child", true)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"child"}, Force: true})
 	e.must(err, "force delete of a child once its parent finished")
 	e.wantEqual(res.InstancesDeleted, 1, "instances deleted")
 }
 
 func deleteUnknown(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	_, err := e.a.DeleteInstance(e.ctx, "unknown", true)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"unknown"}, Force: true})
 	e.wantErr(err, provider.ErrNotFound, "delete of unknown instance")
 }
 
@@ -123,7 +123,7 @@ func deleteCleansQueues(t *testing.T, f Factory) {
 	e.enqueue(externalItem("a", "pending"))
 	e.create("b")
 	e.schedule("b", 2)
-	res, err := e.a.DeleteInstance(e.ctx, "a", true)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "force delete")
 	e.wantEqual(res.MessagesDeleted, 3, "queued messages deleted")
 	e.wantEqual(e.depths(), provider.QueueDepths{Worker: 1}, "queue depths after delete")
@@ -135,7 +135,7 @@ func deleteReleasesLocks(t *testing.T, f Factory) {
 	e.create("a")
 	e.enqueue(externalItem("a", "x"))
 	e.fetch()
-	_, err := e.a.DeleteInstance(e.ctx, "a", true)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "force delete of locked instance")
 	e.enqueue(startItem("a"))
 	e.wantEqual(e.fetch().Instance, "a", "restarted instance fetchable at once")
@@ -146,9 +146,9 @@ func forceDeleteBlocksInFlightAck(t *testing.T, f Factory) {
 	e.create("a")
 	e.enqueue(externalItem("a", "x"))
 	item := e.fetch()
-	_, err := e.a.DeleteInstance(e.ctx, "a", true)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "force delete")
-	err = e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+	err = AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)},
 		WorkerItems:  []provider.WorkItem{activityItem("a", 1, 3)},
 		Metadata:     provider.ExecutionMetadata{OrchestrationName: orchName}})
@@ -162,7 +162,7 @@ func runningChildBlocksDelete(t *testing.T, f Factory) {
 	e.create("root")
 	e.createChild("child", "root")
 	e.finish("root", provider.StatusFailed, `"x"`)
-	_, err := e.a.DeleteInstance(e.ctx, "root", false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"root"}})
 	e.wantErr(err, provider.ErrInstanceRunning, "delete with running child")
 	e.wantEqual(e.exists("root") && e.exists("child"), true, "root and child after refused delete")
 }
@@ -172,7 +172,7 @@ func deleteLeavesOthers(t *testing.T, f Factory) {
 	e.create("a")
 	e.create("b")
 	e.finish("a", provider.StatusCompleted, `1`)
-	_, err := e.a.DeleteInstance(e.ctx, "a", false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
 	e.must(err, "delete")
 	e.wantEqual(len(e.history("b")), 1, "other instance's history")
 }
@@ -182,7 +182,7 @@ func instanceIDReusable(t *testing.T, f Factory) {
 	e.create("a")
 	e.continueAsNew("a")
 	e.finish("a", provider.StatusCompleted, `1`)
-	_, err := e.a.DeleteInstance(e.ctx, "a", false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
 	e.must(err, "delete")
 	e.create("a")
 	info := e.info("a")
@@ -192,23 +192,23 @@ func instanceIDReusable(t *testing.T, f Factory) {
 func getParent(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	family(e)
-	p, ok, err := e.a.GetParent(e.ctx, "grandchild")
+	p, ok, err := e.a.GetParent(e.ctx, provider.InstanceRequest{Instance: "grandchild"})
 	e.must(err, "get parent")
 	e.wantEqual([]any{p, ok}, []any{"child", true}, "parent of grandchild")
-	_, ok, err = e.a.GetParent(e.ctx, "root")
+	_, ok, err = e.a.GetParent(e.ctx, provider.InstanceRequest{Instance: "root"})
 	e.must(err, "get parent of root")
 	e.wantEqual(ok, false, "root has a parent")
-	_, _, err = e.a.GetParent(e.ctx, "unknown")
+	_, _, err = e.a.GetParent(e.ctx, provider.InstanceRequest{Instance: "unknown"})
 	e.wantErr(err, provider.ErrNotFound, "parent of unknown instance")
 }
 
 func listChildren(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	family(e)
-	kids, err := e.a.ListChildren(e.ctx, "root")
+	kids, err := e.a.ListChildren(e.ctx, provider.InstanceRequest{Instance: "root"})
 	e.must(err, "list children")
 	e.wantEqual(kids, []string{"child", "child2"}, "children of root")
-	none, err := e.a.ListChildren(e.ctx, "grandchild")
+	none, err := e.a.ListChildren(e.ctx, provider.InstanceRequest{Instance: "grandchild"})
 	e.must(err, "list children of leaf")
 	e.wantEqual(len(none), 0, "children of leaf")
 }
@@ -216,10 +216,10 @@ func listChildren(t *testing.T, f Factory) {
 func instanceTree(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	family(e)
-	tree, err := e.a.GetInstanceTree(e.ctx, "root")
+	tree, err := e.a.GetInstanceTree(e.ctx, provider.InstanceRequest{Instance: "root"})
 	e.must(err, "instance tree")
 	e.wantEqual(tree.Instances, []string{"root", "child", "child2", "grandchild"}, "tree, parents first")
-	_, err = e.a.GetInstanceTree(e.ctx, "unknown")
+	_, err = e.a.GetInstanceTree(e.ctx, provider.InstanceRequest{Instance: "unknown"})
 	e.wantErr(err, provider.ErrNotFound, "tree of unknown instance")
 }
 
@@ -228,7 +228,7 @@ func multiDeleteAllOrNothing(t *testing.T, f Factory) {
 	e.create("done")
 	e.finish("done", provider.StatusCompleted, `1`)
 	e.create("running")
-	_, err := e.a.DeleteInstances(e.ctx, []string{"done", "running"}, false)
+	_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"done", "running"}})
 	e.wantErr(err, provider.ErrInstanceRunning, "multi-delete including a running instance")
 	e.wantEqual(e.exists("done"), true, "finished instance after failed multi-delete")
 }
@@ -239,7 +239,7 @@ func multiDeleteDeletesAll(t *testing.T, f Factory) {
 		e.create(id)
 		e.finish(id, provider.StatusCompleted, `1`)
 	}
-	res, err := e.a.DeleteInstances(e.ctx, []string{"a", "c"}, false)
+	res, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a", "c"}})
 	e.must(err, "multi-delete")
 	e.wantEqual([]any{res.InstancesDeleted, res.ExecutionsDeleted, res.EventsDeleted}, []any{2, 2, 6}, "multi-delete result")
 	e.wantEqual([]bool{e.exists("a"), e.exists("b"), e.exists("c")}, []bool{false, true, false}, "instances left")

@@ -106,7 +106,7 @@ func eventRacingContinueAsNewKept(t *testing.T, f Factory) {
 	e.endAsContinueAsNew(&ack, item)
 	e.ack(item, ack)
 	first := e.fetchInstance("a")
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, first.LockToken, 0, true, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: first.LockToken, IgnoreAttempt: true}), "abandon")
 	next := e.fetchInstance("a")
 	e.wantEqual(kinds(next.Messages), []provider.WorkItemKind{provider.WorkExternalRaised, provider.WorkContinueAsNew}, "messages after the continue-as-new")
 	e.wantEqual(next.Messages[0].Name, "late", "the racing event")
@@ -117,7 +117,7 @@ func startQueuedUntilFirstAck(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	queued := func(what string, want bool) {
 		t.Helper()
-		got, err := e.a.StartQueued(e.ctx, "a")
+		got, err := e.a.StartQueued(e.ctx, provider.InstanceRequest{Instance: "a"})
 		e.must(err, "start queued")
 		e.wantEqual(got, want, what)
 	}

@@ -72,12 +72,12 @@ func completionItem(instance string, executionID, id int64) *provider.WorkItem {
 
 func (e *env) enqueue(item provider.WorkItem) {
 	e.t.Helper()
-	e.must(e.p.EnqueueForOrchestrator(e.ctx, item, 0), "enqueue "+string(item.Kind))
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: item}), "enqueue "+string(item.Kind))
 }
 
 func (e *env) enqueueWork(item provider.WorkItem) {
 	e.t.Helper()
-	e.must(e.p.EnqueueForWorker(e.ctx, item, 0), "enqueue work item")
+	e.must(e.p.EnqueueForWorker(e.ctx, provider.EnqueueRequest{Item: item}), "enqueue work item")
 }
 
 // fetch fetches an orchestration item under a long lock and fails if none is ready.
@@ -112,7 +112,7 @@ func (e *env) fetchWork() *provider.WorkItemLease {
 
 func (e *env) fetchWorkLock(lock time.Duration) *provider.WorkItemLease {
 	e.t.Helper()
-	lease, err := e.p.FetchWorkItem(e.ctx, lock, 0)
+	lease, err := e.p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: lock})
 	e.must(err, "fetch work item")
 	if lease == nil {
 		e.t.Fatal("fetch work item: nothing ready, want an item")
@@ -122,7 +122,7 @@ func (e *env) fetchWorkLock(lock time.Duration) *provider.WorkItemLease {
 
 func (e *env) fetchWorkNone() {
 	e.t.Helper()
-	lease, err := e.p.FetchWorkItem(e.ctx, longLock, 0)
+	lease, err := e.p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: longLock})
 	e.must(err, "fetch work item")
 	if lease != nil {
 		e.t.Fatalf("fetch work item: got %s %q, want nothing ready", lease.Item.Kind, lease.Item.Instance)
@@ -151,7 +151,7 @@ func firstTurn(item *provider.OrchestrationItem) provider.OrchestrationAck {
 
 func (e *env) ack(item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
 	e.t.Helper()
-	e.must(e.p.AckOrchestrationItem(e.ctx, item.LockToken, ack), "ack orchestration item of "+item.Instance)
+	e.must(AckTurn(e.ctx, e.p, item.LockToken, ack), "ack orchestration item of "+item.Instance)
 }
 
 // create starts an instance and acks its first turn: it exists and is Running.
@@ -176,7 +176,7 @@ func (e *env) fetchInstance(instance string) *provider.OrchestrationItem {
 	var others []*provider.OrchestrationItem
 	defer func() {
 		for _, o := range others {
-			e.must(e.p.AbandonOrchestrationItem(e.ctx, o.LockToken, 0, true, nil), "abandon "+o.Instance)
+			e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: o.LockToken, IgnoreAttempt: true}), "abandon "+o.Instance)
 		}
 	}()
 	for {
@@ -244,14 +244,14 @@ func (e *env) schedule(instance string, ids ...int64) int64 {
 
 func (e *env) info(instance string) provider.InstanceInfo {
 	e.t.Helper()
-	info, err := e.a.GetInstanceInfo(e.ctx, instance)
+	info, err := e.a.GetInstanceInfo(e.ctx, provider.InstanceRequest{Instance: instance})
 	e.must(err, "get instance info of "+instance)
 	return info
 }
 
 func (e *env) history(instance string) []provider.Event {
 	e.t.Helper()
-	h, err := e.p.ReadHistory(e.ctx, instance)
+	h, err := e.p.ReadHistory(e.ctx, provider.ExecutionRequest{Instance: instance})
 	e.must(err, "read history of "+instance)
 	return h
 }
@@ -265,7 +265,7 @@ func (e *env) depths() provider.QueueDepths {
 
 func (e *env) exists(instance string) bool {
 	e.t.Helper()
-	_, err := e.a.GetInstanceInfo(e.ctx, instance)
+	_, err := e.a.GetInstanceInfo(e.ctx, provider.InstanceRequest{Instance: instance})
 	if errors.Is(err, provider.ErrNotFound) {
 		return false
 	}

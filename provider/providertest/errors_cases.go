@@ -34,7 +34,7 @@ func errorCases() []Case {
 func ackUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
-	err := e.p.AckOrchestrationItem(e.ctx, "no-such-token", provider.OrchestrationAck{ExecutionID: 1,
+	err := AckTurn(e.ctx, e.p, "no-such-token", provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}},
 		Metadata:     provider.ExecutionMetadata{OrchestrationName: orchName}})
 	e.wantErr(err, provider.ErrLockNotHeld, "ack with unknown token")
@@ -44,14 +44,14 @@ func ackUnknownToken(t *testing.T, f Factory) {
 
 func renewUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, "no-such-token", time.Minute), provider.ErrLockNotHeld, "renew with unknown token")
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, provider.RenewRequest{LockToken: "no-such-token", ExtendFor: time.Minute}), provider.ErrLockNotHeld, "renew with unknown token")
 }
 
 func abandonUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, "no-such-token", 0, false, nil), provider.ErrLockNotHeld, "abandon with unknown token")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: "no-such-token"}), provider.ErrLockNotHeld, "abandon with unknown token")
 	e.fetchNone() // the real holder's lock is untouched
 	e.ack(item, firstTurn(item))
 }
@@ -59,14 +59,14 @@ func abandonUnknownToken(t *testing.T, f Factory) {
 func workerAckUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
-	e.wantErr(e.p.AckWorkItem(e.ctx, "no-such-token", completionItem("a", 1, 1)), provider.ErrLockNotHeld, "worker ack with unknown token")
+	e.wantErr(AckActivity(e.ctx, e.p, "no-such-token", completionItem("a", 1, 1)), provider.ErrLockNotHeld, "worker ack with unknown token")
 	e.wantEqual(e.depths().Orchestrator, 0, "completions enqueued by rejected ack")
 	e.wantEqual(e.fetchWork().Item.ID, 1, "work item still queued")
 }
 
 func workerRenewUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	_, err := e.p.RenewWorkItemLock(e.ctx, "no-such-token", time.Minute)
+	_, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: "no-such-token", ExtendFor: time.Minute})
 	e.wantErr(err, provider.ErrLockNotHeld, "worker renew with unknown token")
 }
 
@@ -74,9 +74,9 @@ func workerAbandonUnknownToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
-	e.wantErr(e.p.AbandonWorkItem(e.ctx, "no-such-token", 0, false), provider.ErrLockNotHeld, "worker abandon with unknown token")
+	e.wantErr(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: "no-such-token"}), provider.ErrLockNotHeld, "worker abandon with unknown token")
 	e.fetchWorkNone()
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack by the real holder")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, nil), "ack by the real holder")
 }
 
 func duplicateEventAcrossTurns(t *testing.T, f Factory) {
@@ -84,7 +84,7 @@ func duplicateEventAcrossTurns(t *testing.T, f Factory) {
 	e.create("a")
 	e.enqueue(externalItem("a", "go"))
 	item := e.fetch()
-	err := e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+	err := AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventExternalRaised}}})
 	e.wantErr(err, provider.ErrDuplicateEvent, "ack re-using event ID 1")
 	e.wantEqual(e.history("a")[0].Kind, provider.EventOrchestrationStarted, "event 1 after rejected ack")
@@ -96,13 +96,13 @@ func duplicateEventWithinDelta(t *testing.T, f Factory) {
 	item := e.fetch()
 	ack := firstTurn(item)
 	ack.HistoryDelta = append(ack.HistoryDelta, ack.HistoryDelta[0])
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, ack), provider.ErrDuplicateEvent, "ack with one ID twice")
+	e.wantErr(AckTurn(e.ctx, e.p, item.LockToken, ack), provider.ErrDuplicateEvent, "ack with one ID twice")
 	e.wantEqual(e.exists("a"), false, "instance created by rejected ack")
 }
 
 func lockErrorsTyped(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	err := e.p.AckOrchestrationItem(e.ctx, "stale", provider.OrchestrationAck{ExecutionID: 1})
+	err := AckTurn(e.ctx, e.p, "stale", provider.OrchestrationAck{ExecutionID: 1})
 	var pe *provider.Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("ack with stale token: error %T %v is not a *provider.Error", err, err)
@@ -125,7 +125,7 @@ func corruptHistoryReported(t *testing.T, f Factory) {
 	if !strings.Contains(item.DecodeError.Error(), "broken-instance") {
 		t.Fatalf("decode error %q does not name the instance", item.DecodeError)
 	}
-	_, err := e.p.ReadHistory(e.ctx, "broken-instance")
+	_, err := e.p.ReadHistory(e.ctx, provider.ExecutionRequest{Instance: "broken-instance"})
 	e.wantErr(err, provider.ErrCorruptData, "read corrupt history")
 	if !strings.Contains(err.Error(), "broken-instance") {
 		t.Fatalf("read error %q does not name the instance", err)
@@ -143,7 +143,7 @@ func corruptHistoryCountsAttempts(t *testing.T, f Factory) {
 			t.Fatal("fetch of corrupt history: no DecodeError")
 		}
 		e.wantEqual(item.AttemptCount, want, "attempt count")
-		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	}
 }
 
@@ -177,7 +177,7 @@ func corruptWorkItem(t *testing.T, f Factory) {
 	e.wantEqual(lease.Item.Instance, "a", "instance of corrupt item")
 	e.wantEqual(lease.Item.ID, 2, "activity ID of corrupt item")
 	e.wantEqual(lease.AttemptCount, 1, "attempt count")
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), "abandon corrupt item")
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken}), "abandon corrupt item")
 	e.wantEqual(e.fetchWork().AttemptCount, 2, "attempt count on refetch")
 }
 
@@ -190,10 +190,10 @@ func invalidWorkItemsRejected(t *testing.T, f Factory) {
 		{Kind: provider.WorkActivityExecute, Instance: "a", Name: "x"}, // worker item on the orchestrator queue
 	}
 	for _, it := range bad {
-		e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, it, 0), provider.ErrInvalidArgument, "enqueue "+string(it.Kind))
+		e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: it}), provider.ErrInvalidArgument, "enqueue "+string(it.Kind))
 	}
-	e.wantErr(e.p.EnqueueForWorker(e.ctx, externalItem("a", "x"), 0), provider.ErrInvalidArgument, "orchestrator item on the worker queue")
-	e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), -time.Second), provider.ErrInvalidArgument, "negative delay")
+	e.wantErr(e.p.EnqueueForWorker(e.ctx, provider.EnqueueRequest{Item: externalItem("a", "x")}), provider.ErrInvalidArgument, "orchestrator item on the worker queue")
+	e.wantErr(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("a"), Delay: -time.Second}), provider.ErrInvalidArgument, "negative delay")
 	e.wantEqual(e.depths(), provider.QueueDepths{}, "queue depths after rejected enqueues")
 }
 
@@ -202,7 +202,7 @@ func invalidTimeoutsRejected(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	_, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{})
 	e.wantErr(err, provider.ErrInvalidArgument, "fetch with zero lock timeout")
-	_, err = e.p.FetchWorkItem(e.ctx, time.Second, -time.Second)
+	_, err = e.p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: time.Second, PollFor: -time.Second})
 	e.wantErr(err, provider.ErrInvalidArgument, "fetch work with negative poll timeout")
 	e.wantEqual(e.fetch().Instance, "a", "message untouched by rejected fetches")
 }
@@ -211,7 +211,7 @@ func firstTurnWithoutName(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(externalItem("ghost", "x"))
 	item := e.fetch()
-	err := e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+	err := AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{{ID: 1, Kind: provider.EventOrchestrationStarted}}})
 	e.wantErr(err, provider.ErrInvalidArgument, "first turn without orchestration name")
 	e.wantEqual(e.exists("ghost"), false, "instance created")
@@ -228,24 +228,30 @@ func zeroValueInputs(t *testing.T, f Factory) {
 			_, err := p.Fetch(ctx, provider.FetchRequest{Max: 1, Instance: "a"})
 			return err
 		},
-		"AckOrchestrationItem": func() error { return p.AckOrchestrationItem(ctx, "", provider.OrchestrationAck{}) },
+		"AckOrchestrationItem": func() error { return AckTurn(ctx, p, "", provider.OrchestrationAck{}) },
 		"AbandonOrchestrationItem": func() error {
-			return p.AbandonOrchestrationItem(ctx, "", 0, false, nil)
+			return p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{})
 		},
-		"RenewOrchestrationItemLock": func() error { return p.RenewOrchestrationItemLock(ctx, "", 0) },
-		"FetchWorkItem":              func() error { _, err := p.FetchWorkItem(ctx, 0, 0); return err },
-		"AckWorkItem":                func() error { return p.AckWorkItem(ctx, "", &provider.WorkItem{}) },
-		"AbandonWorkItem":            func() error { return p.AbandonWorkItem(ctx, "", 0, false) },
-		"RenewWorkItemLock":          func() error { _, err := p.RenewWorkItemLock(ctx, "", 0); return err },
-		"EnqueueForOrchestrator":     func() error { return p.EnqueueForOrchestrator(ctx, provider.WorkItem{}, 0) },
-		"EnqueueForWorker":           func() error { return p.EnqueueForWorker(ctx, provider.WorkItem{}, 0) },
-		"AppendHistory":              func() error { return p.AppendHistory(ctx, "", 0, []provider.Event{{}}) },
-		"GetCustomStatus":            func() error { _, _, err := p.GetCustomStatus(ctx, "", 0); return err },
-		"GetExecutionInfo":           func() error { _, err := a.GetExecutionInfo(ctx, "", 0); return err },
-		"GetParent":                  func() error { _, _, err := a.GetParent(ctx, ""); return err },
-		"GetInstanceTree":            func() error { _, err := a.GetInstanceTree(ctx, ""); return err },
-		"DeleteInstance":             func() error { _, err := a.DeleteInstance(ctx, "", false); return err },
-		"PruneExecutions":            func() error { _, err := a.PruneExecutions(ctx, "", provider.PruneOptions{KeepLast: -1}); return err },
+		"RenewOrchestrationItemLock": func() error { return p.RenewOrchestrationItemLock(ctx, provider.RenewRequest{}) },
+		"FetchWorkItem":              func() error { _, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{}); return err },
+		"AckWorkItem":                func() error { return AckActivity(ctx, p, "", &provider.WorkItem{}) },
+		"AbandonWorkItem":            func() error { return p.AbandonWorkItem(ctx, provider.AbandonRequest{}) },
+		"RenewWorkItemLock":          func() error { _, err := p.RenewWorkItemLock(ctx, provider.RenewRequest{}); return err },
+		"EnqueueForOrchestrator":     func() error { return p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: provider.WorkItem{}}) },
+		"EnqueueForWorker":           func() error { return p.EnqueueForWorker(ctx, provider.EnqueueRequest{Item: provider.WorkItem{}}) },
+		"AppendHistory":              func() error { return p.AppendHistory(ctx, provider.AppendRequest{Events: []provider.Event{{}}}) },
+		"GetCustomStatus":            func() error { _, _, err := p.GetCustomStatus(ctx, provider.CustomStatusRequest{}); return err },
+		"GetExecutionInfo":           func() error { _, err := a.GetExecutionInfo(ctx, provider.ExecutionRequest{}); return err },
+		"GetParent":                  func() error { _, _, err := a.GetParent(ctx, provider.InstanceRequest{Instance: ""}); return err },
+		"GetInstanceTree":            func() error { _, err := a.GetInstanceTree(ctx, provider.InstanceRequest{Instance: ""}); return err },
+		"DeleteInstance": func() error {
+			_, err := a.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{""}})
+			return err
+		},
+		"PruneExecutions": func() error {
+			_, err := a.PruneExecutions(ctx, provider.PruneRequest{Options: provider.PruneOptions{KeepLast: -1}})
+			return err
+		},
 		"DeleteInstancesBulk": func() error {
 			_, err := a.DeleteInstancesBulk(ctx, provider.DeleteFilter{Limit: -1})
 			return err

@@ -44,7 +44,7 @@ func abandonReleasesAtOnce(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	e.wantEqual(e.fetch().Instance, "a", "instance right after abandon")
 }
 
@@ -52,16 +52,16 @@ func abandonWithDelayHides(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, time.Minute, false, nil), "abandon with delay")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: time.Minute}), "abandon with delay")
 	e.fetchNone()
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after abandon")
+	e.wantErr(AckTurn(e.ctx, e.p, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after abandon")
 }
 
 func abandonWithDelayReleases(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, false, nil), "abandon with delay")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: shortLock}), "abandon with delay")
 	time.Sleep(pastShortLock)
 	e.wantEqual(e.fetch().Instance, "a", "instance after abandon delay")
 }
@@ -70,7 +70,7 @@ func renewExtendsLock(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetchLock(shortLock)
-	e.must(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), "renew")
+	e.must(e.p.RenewOrchestrationItemLock(e.ctx, provider.RenewRequest{LockToken: item.LockToken, ExtendFor: longLock}), "renew")
 	time.Sleep(pastShortLock)
 	e.fetchNone()
 	e.ack(item, firstTurn(item))
@@ -81,7 +81,7 @@ func renewAfterExpiryFails(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetchLock(shortLock)
 	time.Sleep(pastShortLock)
-	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), provider.ErrLockNotHeld, "renew after expiry")
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, provider.RenewRequest{LockToken: item.LockToken, ExtendFor: longLock}), provider.ErrLockNotHeld, "renew after expiry")
 }
 
 func ackAfterExpiryFails(t *testing.T, f Factory) {
@@ -89,7 +89,7 @@ func ackAfterExpiryFails(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetchLock(shortLock)
 	time.Sleep(pastShortLock)
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after expiry")
+	e.wantErr(AckTurn(e.ctx, e.p, item.LockToken, firstTurn(item)), provider.ErrLockNotHeld, "ack after expiry")
 	e.wantEqual(e.exists("a"), false, "instance created by expired ack")
 	e.wantEqual(len(e.fetch().Messages), 1, "messages kept after expired ack")
 }
@@ -102,7 +102,7 @@ func ackAfterTakeoverSaysSo(t *testing.T, f Factory) {
 	stale := e.fetchLock(shortLock)
 	time.Sleep(pastShortLock)
 	taker := e.fetch()
-	err := e.p.AckOrchestrationItem(e.ctx, stale.LockToken, firstTurn(stale))
+	err := AckTurn(e.ctx, e.p, stale.LockToken, firstTurn(stale))
 	e.wantErr(err, provider.ErrLockNotHeld, "ack after another worker took the instance over")
 	if !strings.Contains(err.Error(), "another worker took the instance over") {
 		t.Fatalf("ack after takeover: %q does not say the lock expired and was taken over", err)
@@ -115,7 +115,7 @@ func renewAfterAckFails(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetch()
 	e.ack(item, firstTurn(item))
-	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, item.LockToken, longLock), provider.ErrLockNotHeld, "renew after ack")
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, provider.RenewRequest{LockToken: item.LockToken, ExtendFor: longLock}), provider.ErrLockNotHeld, "renew after ack")
 }
 
 func abandonAfterAckFails(t *testing.T, f Factory) {
@@ -123,7 +123,7 @@ func abandonAfterAckFails(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetch()
 	e.ack(item, firstTurn(item))
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), provider.ErrLockNotHeld, "abandon after ack")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), provider.ErrLockNotHeld, "abandon after ack")
 }
 
 func workItemLockExpires(t *testing.T, f Factory) {
@@ -149,7 +149,7 @@ func workItemAbandonReleases(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), "abandon")
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken}), "abandon")
 	e.wantEqual(e.fetchWork().Item.ID, 1, "item right after abandon")
 }
 
@@ -157,7 +157,7 @@ func workItemAbandonDelayHides(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, time.Minute, false), "abandon with delay")
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, Delay: time.Minute}), "abandon with delay")
 	e.fetchWorkNone()
 	e.wantEqual(e.depths().Delayed, 1, "delayed items")
 }
@@ -166,7 +166,7 @@ func workItemAbandonDelayReleases(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, shortLock, false), "abandon with delay")
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, Delay: shortLock}), "abandon with delay")
 	time.Sleep(pastShortLock)
 	e.wantEqual(e.fetchWork().Item.ID, 1, "item after abandon delay")
 }
@@ -175,11 +175,11 @@ func workItemRenewExtends(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWorkLock(shortLock)
-	_, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	_, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.must(err, "renew")
 	time.Sleep(pastShortLock)
 	e.fetchWorkNone()
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack after renewal")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, nil), "ack after renewal")
 }
 
 func workItemRenewAfterExpiry(t *testing.T, f Factory) {
@@ -187,7 +187,7 @@ func workItemRenewAfterExpiry(t *testing.T, f Factory) {
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWorkLock(shortLock)
 	time.Sleep(pastShortLock)
-	_, err := e.p.RenewWorkItemLock(e.ctx, lease.LockToken, longLock)
+	_, err := e.p.RenewWorkItemLock(e.ctx, provider.RenewRequest{LockToken: lease.LockToken, ExtendFor: longLock})
 	e.wantErr(err, provider.ErrLockNotHeld, "renew after expiry")
 }
 
@@ -196,7 +196,7 @@ func workItemAckAfterExpiry(t *testing.T, f Factory) {
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWorkLock(shortLock)
 	time.Sleep(pastShortLock)
-	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), provider.ErrLockNotHeld, "ack after expiry")
+	e.wantErr(AckActivity(e.ctx, e.p, lease.LockToken, nil), provider.ErrLockNotHeld, "ack after expiry")
 	e.wantEqual(e.fetchWork().Item.ID, 1, "item still queued after expired ack")
 }
 
@@ -204,7 +204,7 @@ func workItemAckAfterAck(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 1)), "first ack")
-	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 1)), provider.ErrLockNotHeld, "second ack")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 1)), "first ack")
+	e.wantErr(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 1)), provider.ErrLockNotHeld, "second ack")
 	e.wantEqual(e.depths().Orchestrator, 1, "completions enqueued")
 }

@@ -72,7 +72,7 @@ func fetchSeesAnInstanceStartedAgain(t *testing.T, f Factory) {
 	}
 	lifeOf(e, `"first"`)
 	peer := e.peer()
-	_, err := peer.a.DeleteInstance(e.ctx, "a", true)
+	_, err := peer.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}, Force: true})
 	e.must(err, "peer deletes a")
 	lifeOf(peer, `"second"`)
 	want := peer.history("a")

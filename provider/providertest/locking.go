@@ -161,9 +161,9 @@ func oldTokenInvalidAfterTakeover(t *testing.T, f Factory) {
 	crashed := e.fetchLock(shortLock)
 	time.Sleep(pastShortLock)
 	item := e.fetch()
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, crashed.LockToken, firstTurn(crashed)), provider.ErrLockNotHeld, "ack with old token")
-	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, crashed.LockToken, time.Minute), provider.ErrLockNotHeld, "renew with old token")
-	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, crashed.LockToken, 0, false, nil), provider.ErrLockNotHeld, "abandon with old token")
+	e.wantErr(AckTurn(e.ctx, e.p, crashed.LockToken, firstTurn(crashed)), provider.ErrLockNotHeld, "ack with old token")
+	e.wantErr(e.p.RenewOrchestrationItemLock(e.ctx, provider.RenewRequest{LockToken: crashed.LockToken, ExtendFor: time.Minute}), provider.ErrLockNotHeld, "renew with old token")
+	e.wantErr(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: crashed.LockToken}), provider.ErrLockNotHeld, "abandon with old token")
 	e.ack(item, firstTurn(item))
 }
 
@@ -171,7 +171,7 @@ func abandonMakesAvailable(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	again := e.fetch()
 	e.wantEqual(len(again.Messages), 1, "messages after abandon")
 }

@@ -25,7 +25,7 @@ func managementCases() []Case {
 
 func listInstancesEmpty(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	ids, err := e.a.ListInstances(e.ctx)
+	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list instances")
 	e.wantEqual(len(ids), 0, "instances in an empty store")
 }
@@ -35,7 +35,7 @@ func listInstancesAll(t *testing.T, f Factory) {
 	for _, id := range []string{"a", "b", "c"} {
 		e.create(id)
 	}
-	ids, err := e.a.ListInstances(e.ctx)
+	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list instances")
 	e.wantEqual(len(ids), 3, "instances")
 	seen := map[string]bool{}
@@ -56,7 +56,7 @@ func listInstancesByStatus(t *testing.T, f Factory) {
 		provider.StatusRunning: {"run"}, provider.StatusCompleted: {"ok"}, provider.StatusFailed: {"bad"},
 		provider.StatusTerminated: nil,
 	} {
-		ids, err := e.a.ListInstancesByStatus(e.ctx, status)
+		ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{Status: status})
 		e.must(err, "list by status")
 		e.wantEqual(ids, want, "instances "+string(status))
 	}
@@ -66,10 +66,10 @@ func listExecutions(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.continueAsNew("a")
-	ids, err := e.a.ListExecutions(e.ctx, "a")
+	ids, err := e.a.ListExecutions(e.ctx, provider.InstanceRequest{Instance: "a"})
 	e.must(err, "list executions")
 	e.wantEqual(ids, []int64{1, 2}, "executions")
-	none, err := e.a.ListExecutions(e.ctx, "unknown")
+	none, err := e.a.ListExecutions(e.ctx, provider.InstanceRequest{Instance: "unknown"})
 	e.must(err, "list executions of unknown instance")
 	e.wantEqual(len(none), 0, "executions of unknown instance")
 }
@@ -91,18 +91,18 @@ func instanceInfo(t *testing.T, f Factory) {
 
 func instanceInfoUnknown(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	_, err := e.a.GetInstanceInfo(e.ctx, "unknown")
+	_, err := e.a.GetInstanceInfo(e.ctx, provider.InstanceRequest{Instance: "unknown"})
 	e.wantErr(err, provider.ErrNotFound, "info of unknown instance")
 }
 
 func executionInfo(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	running, err := e.a.GetExecutionInfo(e.ctx, "a", 1)
+	running, err := e.a.GetExecutionInfo(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 1})
 	e.must(err, "execution info")
 	e.wantEqual([]any{running.Status, running.CompletedAt.IsZero(), running.EventCount}, []any{provider.StatusRunning, true, 1}, "running execution")
 	e.finish("a", provider.StatusFailed, `"boom"`)
-	done, err := e.a.GetExecutionInfo(e.ctx, "a", 1)
+	done, err := e.a.GetExecutionInfo(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 1})
 	e.must(err, "execution info")
 	e.wantEqual([]any{done.Status, done.Output, done.CompletedAt.IsZero(), done.EventCount}, []any{provider.StatusFailed, `"boom"`, false, 3}, "failed execution")
 }
@@ -110,7 +110,7 @@ func executionInfo(t *testing.T, f Factory) {
 func executionInfoUnknown(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	_, err := e.a.GetExecutionInfo(e.ctx, "a", 9)
+	_, err := e.a.GetExecutionInfo(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 9})
 	e.wantErr(err, provider.ErrNotFound, "info of unknown execution")
 }
 
@@ -134,7 +134,7 @@ func queueDepths(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	e.enqueue(startItem("b"))
-	e.must(e.p.EnqueueForOrchestrator(e.ctx, startItem("c"), time.Hour), "enqueue delayed")
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("c"), Delay: time.Hour}), "enqueue delayed")
 	e.enqueueWork(activityItem("x", 1, 1))
 	e.enqueueWork(activityItem("x", 1, 2))
 	e.fetch()     // a: locked
@@ -152,7 +152,7 @@ func abandonCauseIsLastError(t *testing.T, f Factory) {
 	item := e.fetch()
 	cause := &provider.ErrorDetails{Class: provider.ErrorConfiguration, Kind: provider.FailureNondeterminism,
 		Message: `history event 2: expected ActivityScheduled "A", got ActivityScheduled "B"`}
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, shortLock, true, cause), "abandon with a cause")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: shortLock, IgnoreAttempt: true, Cause: cause}), "abandon with a cause")
 	if got := e.info("a").LastError; got == nil || *got != *cause {
 		e.t.Fatalf("last error after abandon: %+v, want %+v", got, cause)
 	}

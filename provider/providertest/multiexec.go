@@ -30,9 +30,9 @@ func executionsHaveOwnHistory(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.continueAsNew("a")
-	h1, err := e.p.ReadHistoryExecution(e.ctx, "a", 1)
+	h1, err := e.p.ReadHistory(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 1})
 	e.must(err, "read execution 1")
-	h2, err := e.p.ReadHistoryExecution(e.ctx, "a", 2)
+	h2, err := e.p.ReadHistory(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 2})
 	e.must(err, "read execution 2")
 	e.wantEqual(eventIDs(h1), []int64{1, 2, 3}, "execution 1 events")
 	e.wantEqual(eventIDs(h2), []int64{1}, "execution 2 events")
@@ -62,7 +62,7 @@ func executionIDsSequential(t *testing.T, f Factory) {
 	for range 3 {
 		e.continueAsNew("a")
 	}
-	ids, err := e.a.ListExecutions(e.ctx, "a")
+	ids, err := e.a.ListExecutions(e.ctx, provider.InstanceRequest{Instance: "a"})
 	e.must(err, "list executions")
 	e.wantEqual(ids, []int64{1, 2, 3, 4}, "execution IDs")
 }
@@ -74,12 +74,12 @@ func oldExecutionsPersist(t *testing.T, f Factory) {
 	e.continueAsNew("a")
 	e.finish("a", provider.StatusCompleted, `"done"`)
 	for _, id := range []int64{1, 2} {
-		info, err := e.a.GetExecutionInfo(e.ctx, "a", id)
+		info, err := e.a.GetExecutionInfo(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: id})
 		e.must(err, "execution info")
 		e.wantEqual(info.Status, provider.StatusContinuedAsNew, "status of old execution")
 		e.wantEqual(info.EventCount, 3, "events of old execution")
 	}
-	info, err := e.a.GetExecutionInfo(e.ctx, "a", 3)
+	info, err := e.a.GetExecutionInfo(e.ctx, provider.ExecutionRequest{Instance: "a", ExecutionID: 3})
 	e.must(err, "execution info")
 	e.wantEqual(info.Status, provider.StatusCompleted, "status of last execution")
 }

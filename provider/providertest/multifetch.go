@@ -68,7 +68,7 @@ func multiFetchIndependent(t *testing.T, f Factory) {
 	}
 	e.wantEqual(len(tokens), 3, "distinct tokens")
 	e.ack(items[0], firstTurn(items[0]))
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, items[1].LockToken, 0, false, nil), "abandon b")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: items[1].LockToken}), "abandon b")
 	e.wantEqual(instancesOf(e.fetchMany(3)), []string{"b"}, "ready after ack a, abandon b, c still held")
 	e.ack(items[2], firstTurn(items[2]))
 	e.wantEqual([]bool{e.exists("a"), e.exists("b"), e.exists("c")}, []bool{true, false, true}, "instances created")
@@ -130,7 +130,7 @@ func multiFetchLongPoll(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if err := e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), 0); err != nil {
+		if err := e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("a")}); err != nil {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()

@@ -3,6 +3,8 @@ package providertest
 import (
 	"testing"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 func poisonCases() []Case {
@@ -24,7 +26,7 @@ func orchAttemptsRise(t *testing.T, f Factory) {
 	for want := 1; want <= 3; want++ {
 		item := e.fetch()
 		e.wantEqual(item.AttemptCount, want, "attempt count")
-		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	}
 }
 
@@ -49,7 +51,7 @@ func orchAttemptsReachLimit(t *testing.T, f Factory) {
 			e.ack(item, firstTurn(item)) // the runtime records the poisoning
 			break
 		}
-		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	}
 	e.wantEqual(attempts, limit+1, "attempt at which the limit was passed")
 	e.fetchNone()
@@ -61,7 +63,7 @@ func orchAbandonIgnoresAttempt(t *testing.T, f Factory) {
 	for range 3 {
 		item := e.fetch()
 		e.wantEqual(item.AttemptCount, 1, "attempt count with ignored attempts")
-		e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, true, nil), "abandon ignoring attempt")
+		e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}), "abandon ignoring attempt")
 	}
 }
 
@@ -69,7 +71,7 @@ func orchAttemptsStartOver(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, false, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken}), "abandon")
 	item = e.fetch()
 	e.wantEqual(item.AttemptCount, 2, "attempts before ack")
 	e.ack(item, firstTurn(item))
@@ -83,7 +85,7 @@ func workAttemptsRise(t *testing.T, f Factory) {
 	for want := 1; want <= 3; want++ {
 		lease := e.fetchWork()
 		e.wantEqual(lease.AttemptCount, want, "attempt count")
-		e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, false), "abandon")
+		e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken}), "abandon")
 	}
 }
 
@@ -101,6 +103,6 @@ func workAbandonIgnoresAttempt(t *testing.T, f Factory) {
 	for range 3 {
 		lease := e.fetchWork()
 		e.wantEqual(lease.AttemptCount, 1, "attempt count with ignored attempts")
-		e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "abandon ignoring attempt")
+		e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, IgnoreAttempt: true}), "abandon ignoring attempt")
 	}
 }

@@ -59,7 +59,7 @@ func longPollWakes(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if err := e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), 0); err != nil {
+		if err := e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("a")}); err != nil {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()
@@ -76,7 +76,7 @@ func longPollWakes(t *testing.T, f Factory) {
 
 func longPollDelayedVisible(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.must(e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), 300*time.Millisecond), "enqueue delayed")
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("a"), Delay: 300 * time.Millisecond}), "enqueue delayed")
 	start := time.Now()
 	item, err := provider.FetchOne(e.ctx, e.p, provider.FetchRequest{LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "long poll")
@@ -116,12 +116,12 @@ func workerLongPollWakes(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if err := e.p.EnqueueForWorker(e.ctx, activityItem("a", 1, 1), 0); err != nil {
+		if err := e.p.EnqueueForWorker(e.ctx, provider.EnqueueRequest{Item: activityItem("a", 1, 1)}); err != nil {
 			t.Errorf("enqueue: %v", err)
 		}
 	}()
 	start := time.Now()
-	lease, err := e.p.FetchWorkItem(e.ctx, longLock, time.Minute)
+	lease, err := e.p.FetchWorkItem(e.ctx, provider.FetchWorkRequest{LockFor: longLock, PollFor: time.Minute})
 	e.must(err, "long poll")
 	if lease == nil {
 		t.Fatal("worker long poll returned nothing though work arrived")

@@ -39,7 +39,7 @@ func peekLockKeepsItem(t *testing.T, f Factory) {
 	e.enqueueWork(activityItem("a", 1, 1))
 	lease := e.fetchWork()
 	e.wantEqual(e.depths().Locked, 1, "locked items while held")
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, nil), "ack")
 	e.wantEqual(e.depths(), provider.QueueDepths{}, "queue depths after ack")
 }
 
@@ -48,7 +48,7 @@ func workerAckWithCompletion(t *testing.T, f Factory) {
 	e.create("a")
 	e.schedule("a", 2)
 	lease := e.fetchWork()
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), "ack with completion")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), "ack with completion")
 	e.wantEqual(e.depths().Worker+e.depths().Locked, 0, "worker items after ack")
 	item := e.fetch()
 	e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkActivityCompleted}, "completion delivered")
@@ -86,14 +86,14 @@ func timerDeliveredWhenDue(t *testing.T, f Factory) {
 
 func delayedOrchestratorMessage(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.must(e.p.EnqueueForOrchestrator(e.ctx, startItem("a"), time.Hour), "enqueue with delay")
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("a"), Delay: time.Hour}), "enqueue with delay")
 	e.fetchNone()
 	e.wantEqual(e.depths().Delayed, 1, "delayed messages")
 }
 
 func delayedWorkerItemsSkipped(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	e.must(e.p.EnqueueForWorker(e.ctx, activityItem("a", 1, 1), time.Hour), "enqueue delayed")
+	e.must(e.p.EnqueueForWorker(e.ctx, provider.EnqueueRequest{Item: activityItem("a", 1, 1), Delay: time.Hour}), "enqueue delayed")
 	e.enqueueWork(activityItem("a", 1, 2))
 	e.wantEqual(e.fetchWork().Item.ID, 2, "item fetched past the delayed one")
 	e.fetchWorkNone()
@@ -105,7 +105,7 @@ func lostTokenRedelivered(t *testing.T, f Factory) {
 	e.fetchWorkLock(shortLock) // the holder loses its token and never acks
 	time.Sleep(pastShortLock)
 	lease := e.fetchWork()
-	e.must(e.p.AckWorkItem(e.ctx, lease.LockToken, nil), "ack by the second holder")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, nil), "ack by the second holder")
 	e.fetchWorkNone()
 }
 

@@ -20,13 +20,11 @@ func quietAckCases() []Case {
 	}
 }
 
-func quieter(e *env) provider.QuietAcker { return capability[provider.QuietAcker](e) }
-
 // ackQuietly acks activity 2 of a (started by startWithActivity), judged
 // from a history ending at lastEvent.
 func (e *env) ackQuietly(lease *provider.WorkItemLease, lastEvent int64) bool {
 	e.t.Helper()
-	quiet, err := quieter(e).AckWorkItemQuietly(e.ctx, lease.LockToken, *completionItem("a", 1, 2), lastEvent)
+	quiet, err := AckActivityQuietly(e.ctx, e.p, lease.LockToken, *completionItem("a", 1, 2), lastEvent)
 	e.must(err, "ack the activity quietly")
 	return quiet
 }
@@ -84,8 +82,8 @@ func quietAckLostLease(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	startWithActivity(e)
 	lease := e.fetchWork()
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "hand the activity back")
-	_, err := quieter(e).AckWorkItemQuietly(e.ctx, lease.LockToken, *completionItem("a", 1, 2), 1)
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, IgnoreAttempt: true}), "hand the activity back")
+	_, err := AckActivityQuietly(e.ctx, e.p, lease.LockToken, *completionItem("a", 1, 2), 1)
 	e.wantErr(err, provider.ErrLockNotHeld, "ack a lost lease quietly")
 	e.fetchNone() // nothing queued
 	again := e.fetchWork()

@@ -40,8 +40,6 @@ func shortcutCases() []Case {
 	}
 }
 
-func committer(e *env) provider.FirstTurnCommitter { return capability[provider.FirstTurnCommitter](e) }
-
 // directFirstTurn is the first turn of instance computed from startItem,
 // scheduling activities 2, 3 and 4, a timer (5) and a custom status.
 func directFirstTurn(instance string) provider.OrchestrationAck {
@@ -63,7 +61,7 @@ func directFirstTurn(instance string) provider.OrchestrationAck {
 // and its next turn takes it like any other.
 func firstTurnCreatesInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
-	created, leases, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{1}, longLock)
+	created, leases, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), []int{1}, longLock)
 	e.must(err, "commit a's first turn")
 	e.wantEqual(created, true, "a created")
 	e.wantEqual(len(leases), 1, "leases")
@@ -74,7 +72,7 @@ func firstTurnCreatesInstance(t *testing.T, f Factory) {
 	info := e.info("a")
 	e.wantEqual(info.Status, provider.StatusRunning, "a's status")
 	e.wantEqual(info.OrchestrationName, orchName, "a's orchestration")
-	cs, changed, err := e.p.GetCustomStatus(e.ctx, "a", 0)
+	cs, changed, err := e.p.GetCustomStatus(e.ctx, provider.CustomStatusRequest{Instance: "a"})
 	e.must(err, "read a's custom status")
 	if !changed || cs.Value == nil || *cs.Value != `"begun"` {
 		t.Fatalf("a's custom status %+v (changed %v), want \"begun\"", cs, changed)
@@ -85,7 +83,7 @@ func firstTurnCreatesInstance(t *testing.T, f Factory) {
 		ids = append(ids, e.fetchWork().Item.ID)
 	}
 	e.wantEqual(ids, []int64{2, 4}, "the activities not leased, fetchable")
-	e.must(e.p.AckWorkItem(e.ctx, leases[0].LockToken, completionItem("a", 1, 3)), "ack the leased activity")
+	e.must(AckActivity(e.ctx, e.p, leases[0].LockToken, completionItem("a", 1, 3)), "ack the leased activity")
 	next := e.fetch()
 	e.wantEqual(next.Instance, "a", "a's next turn")
 	e.wantEqual(len(next.History), 5, "the next turn's history")
@@ -94,7 +92,7 @@ func firstTurnCreatesInstance(t *testing.T, f Factory) {
 func firstTurnRefusedExisting(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
-	created, leases, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{0}, longLock)
+	created, leases, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), []int{0}, longLock)
 	e.must(err, "commit a first turn of an existing instance")
 	e.wantEqual(created, false, "created")
 	e.wantEqual(len(leases), 0, "leases")
@@ -108,7 +106,7 @@ func firstTurnRefusedExisting(t *testing.T, f Factory) {
 func firstTurnRefusedQueued(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
-	created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+	created, _, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), nil, longLock)
 	e.must(err, "commit a first turn with a start queued")
 	e.wantEqual(created, false, "created")
 	item := e.fetch()
@@ -121,7 +119,7 @@ func firstTurnRefusedLocked(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	held := e.fetch()
-	created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+	created, _, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), nil, longLock)
 	e.must(err, "commit a first turn of a locked instance")
 	e.wantEqual(created, false, "created")
 	e.ack(held, firstTurn(held))
@@ -136,23 +134,23 @@ func firstTurnInvalid(t *testing.T, f Factory) {
 	later.ExecutionID = 2
 	for what, call := range map[string]func() error{
 		"no orchestration name": func() error {
-			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", noName, nil, longLock)
+			_, _, err := CommitFirstTurn(e.ctx, e.p, "a", noName, nil, longLock)
 			return err
 		},
 		"execution 2": func() error {
-			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", later, nil, longLock)
+			_, _, err := CommitFirstTurn(e.ctx, e.p, "a", later, nil, longLock)
 			return err
 		},
 		"no instance": func() error {
-			_, _, err := committer(e).CommitFirstTurn(e.ctx, "", directFirstTurn(""), nil, longLock)
+			_, _, err := CommitFirstTurn(e.ctx, e.p, "", directFirstTurn(""), nil, longLock)
 			return err
 		},
 		"lease out of range": func() error {
-			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), []int{3}, longLock)
+			_, _, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), []int{3}, longLock)
 			return err
 		},
-		"no lock timeout": func() error {
-			_, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, 0)
+		"a lease with no lease timeout": func() error {
+			_, _, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), []int{0}, 0)
 			return err
 		},
 	} {
@@ -172,7 +170,7 @@ func concurrentFirstTurns(t *testing.T, f Factory) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			created, _, err := committer(e).CommitFirstTurn(e.ctx, "a", directFirstTurn("a"), nil, longLock)
+			created, _, err := CommitFirstTurn(e.ctx, e.p, "a", directFirstTurn("a"), nil, longLock)
 			results <- created
 			errs <- err
 		}()
@@ -196,25 +194,6 @@ func concurrentFirstTurns(t *testing.T, f Factory) {
 	e.fetchWorkNone()
 }
 
-func leaser(e *env) provider.ActivityLeaser { return capability[provider.ActivityLeaser](e) }
-
-func continuer(e *env) provider.ActivityContinuer { return capability[provider.ActivityContinuer](e) }
-
-func turnContinuer(e *env) provider.TurnContinuer { return capability[provider.TurnContinuer](e) }
-
-func starter(e *env) provider.EagerStarter { return capability[provider.EagerStarter](e) }
-
-// capability is the store as the optional interface T a case tests.
-func capability[T any](e *env) T {
-	e.t.Helper()
-	c, ok := e.p.(T)
-	if !ok {
-		var want *T
-		e.t.Fatalf("%T does not implement %T", e.p, want)
-	}
-	return c
-}
-
 // startWithActivity runs a's first turn, which schedules activity 2.
 func startWithActivity(e *env) {
 	e.t.Helper()
@@ -236,7 +215,7 @@ func ackLeasesChosenActivities(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{2, 0}, longLock)
+	leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, scheduleTurn(item), []int{2, 0}, longLock)
 	e.must(err, "ack leasing activities 4 and 2")
 	var ids []int64
 	for _, l := range leases {
@@ -253,7 +232,7 @@ func ackLeasesChosenActivities(t *testing.T, f Factory) {
 	e.wantEqual(e.fetchWork().Item.ID, int64(3), "the activity not leased is fetchable")
 	e.fetchWorkNone()
 	for _, l := range leases {
-		e.must(e.p.AckWorkItem(e.ctx, l.LockToken, completionItem("a", 1, l.Item.ID)), "ack a leased activity")
+		e.must(AckActivity(e.ctx, e.p, l.LockToken, completionItem("a", 1, l.Item.ID)), "ack a leased activity")
 	}
 }
 
@@ -261,8 +240,8 @@ func ackLeasingStaleToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, true, nil), "abandon")
-	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}), "abandon")
+	leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
 	e.wantErr(err, provider.ErrLockNotHeld, "ack leasing with a released token")
 	e.wantEqual(len(leases), 0, "leases after a failed ack")
 	e.fetchWorkNone()
@@ -275,7 +254,7 @@ func ackLeasingBadPositions(t *testing.T, f Factory) {
 	e.enqueue(startItem("a"))
 	item := e.fetch()
 	for _, bad := range [][]int{{3}, {-1}, {0, 0}} {
-		leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), bad, longLock)
+		leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, scheduleTurn(item), bad, longLock)
 		e.wantErr(err, provider.ErrInvalidArgument, fmt.Sprintf("ack leasing positions %v", bad))
 		e.wantEqual(len(leases), 0, "leases after a rejected ack")
 	}
@@ -288,11 +267,11 @@ func leasedActivityNotFetched(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
+	leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, scheduleTurn(item), []int{0, 1, 2}, longLock)
 	e.must(err, "ack leasing every activity")
 	e.wantEqual(len(leases), 3, "leases")
 	e.fetchWorkNone()
-	e.must(e.p.AbandonWorkItem(e.ctx, leases[1].LockToken, 0, false), "hand a leased activity back")
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: leases[1].LockToken}), "hand a leased activity back")
 	again := e.fetchWork()
 	e.wantEqual(again.Item.ID, int64(3), "the handed-back activity")
 	e.wantEqual(again.AttemptCount, 2, "its attempt after the lease and the fetch")
@@ -308,7 +287,7 @@ func leaseReportsTurnsEnd(t *testing.T, f Factory) {
 	ack := scheduleTurn(item)
 	ack.HistoryDelta = append(ack.HistoryDelta, event(item, 2, provider.EventOrchestrationCompleted))
 	ack.Metadata.Status, ack.Metadata.Output = provider.StatusCompleted, `"done"`
-	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, ack, []int{0}, longLock)
+	leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, ack, []int{0}, longLock)
 	e.must(err, "ack completing the orchestration, leasing an activity")
 	e.wantEqual(len(leases), 1, "leases")
 	e.wantEqual(leases[0].State, provider.ExecutionState(provider.StatusCompleted), "the leased activity's execution state")
@@ -322,7 +301,7 @@ func ackLeasingSkipsCancelled(t *testing.T, f Factory) {
 	item := e.fetch()
 	ack := scheduleTurn(item)
 	ack.CancelledActivities = []provider.ActivityRef{{Instance: "a", ExecutionID: 1, ActivityID: 3}}
-	leases, err := leaser(e).AckOrchestrationItemLeasing(e.ctx, item.LockToken, ack, []int{1, 0}, longLock)
+	leases, err := AckTurnLeasing(e.ctx, e.p, item.LockToken, ack, []int{1, 0}, longLock)
 	e.must(err, "ack scheduling 2, 3 and 4, cancelling 3, leasing 3 and 2")
 	var ids []int64
 	for _, l := range leases {
@@ -340,7 +319,7 @@ func activityAckContinuesFreeInstance(t *testing.T, f Factory) {
 	startWithActivity(e)
 	e.enqueue(startItem("b"))
 	lease := e.fetchWork()
-	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	next, err := AckActivityNext(e.ctx, e.p, lease.LockToken, *completionItem("a", 1, 2), longLock)
 	e.must(err, "ack the activity, continuing a")
 	if next == nil {
 		t.Fatal("ack continuing a free instance: no item")
@@ -361,7 +340,7 @@ func activityAckLeavesLockedInstance(t *testing.T, f Factory) {
 	e.enqueue(externalItem("a", "x"))
 	held := e.fetch()
 	lease := e.fetchWork()
-	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	next, err := AckActivityNext(e.ctx, e.p, lease.LockToken, *completionItem("a", 1, 2), longLock)
 	e.must(err, "ack the activity while a is locked")
 	if next != nil {
 		t.Fatalf("ack continuing a locked instance: got an item with token %q, want nil", next.LockToken)
@@ -375,8 +354,8 @@ func activityAckContinuingStaleToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	startWithActivity(e)
 	lease := e.fetchWork()
-	e.must(e.p.AbandonWorkItem(e.ctx, lease.LockToken, 0, true), "hand the activity back")
-	next, err := continuer(e).AckWorkItemContinuing(e.ctx, lease.LockToken, *completionItem("a", 1, 2), longLock)
+	e.must(e.p.AbandonWorkItem(e.ctx, provider.AbandonRequest{LockToken: lease.LockToken, IgnoreAttempt: true}), "hand the activity back")
+	next, err := AckActivityNext(e.ctx, e.p, lease.LockToken, *completionItem("a", 1, 2), longLock)
 	e.wantErr(err, provider.ErrLockNotHeld, "ack continuing with a released lease")
 	if next != nil {
 		t.Fatal("ack continuing with a released lease returned an item")
@@ -396,7 +375,7 @@ func turnAckContinuesArrived(t *testing.T, f Factory) {
 	e.wantEqual(item.Instance, "a", "the first instance fetched")
 	e.enqueue(externalItem("a", "x"))
 	e.enqueue(externalItem("a", "y"))
-	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, scheduleTurn(item), []int{1}, longLock, longLock)
+	leases, next, err := AckTurnNext(e.ctx, e.p, "a", item.LockToken, scheduleTurn(item), []int{1}, longLock, longLock)
 	e.must(err, "ack a's first turn, continuing it")
 	e.wantEqual(len(leases), 1, "leases")
 	e.wantEqual(leases[0].Item.ID, int64(3), "the leased activity")
@@ -413,7 +392,7 @@ func turnAckContinuesArrived(t *testing.T, f Factory) {
 	e.wantEqual(next.Status, provider.StatusRunning, "a's status")
 	e.wantEqual(len(next.History), 1, "the history the ack committed")
 	e.wantEqual(next.AttemptCount, 1, "its attempt")
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, item.LockToken, provider.OrchestrationAck{ExecutionID: 1}), provider.ErrLockNotHeld,
+	e.wantErr(AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1}), provider.ErrLockNotHeld,
 		"ack with the spent token")
 	e.wantEqual(e.fetch().Instance, "b", "another fetch finds only b")
 	e.fetchNone()
@@ -439,7 +418,7 @@ func turnAckContinuingReleases(t *testing.T, f Factory) {
 	fire := time.Now().Add(time.Hour).UnixMilli()
 	ack.HistoryDelta = append(ack.HistoryDelta, provider.Event{ID: 2, Kind: provider.EventTimerCreated, FireAt: fire})
 	ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkTimerFired, Instance: "a", ExecutionID: 1, ID: 2, FireAt: fire}}
-	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, ack, nil, longLock, longLock)
+	leases, next, err := AckTurnNext(e.ctx, e.p, "a", item.LockToken, ack, nil, longLock, longLock)
 	e.must(err, "ack a's first turn, continuing it")
 	e.wantEqual(len(leases), 0, "leases")
 	if next != nil {
@@ -463,7 +442,7 @@ func turnAckContinuesContinueAsNew(t *testing.T, f Factory) {
 		event(item, 1, provider.EventExternalRaised), event(item, 2, provider.EventOrchestrationContinuedAsNew)}}
 	ack.Metadata.Status, ack.Metadata.Output = provider.StatusContinuedAsNew, `"next"`
 	ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkContinueAsNew, Instance: "a", Name: orchName, Input: `"next"`}}
-	_, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, ack, nil, longLock, longLock)
+	_, next, err := AckTurnNext(e.ctx, e.p, "a", item.LockToken, ack, nil, longLock, longLock)
 	e.must(err, "ack a's turn that continues as new, continuing it")
 	if next == nil {
 		t.Fatal("ack continuing a continue-as-new: no next turn")
@@ -485,8 +464,8 @@ func turnAckContinuingStaleToken(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	item := e.fetch()
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, item.LockToken, 0, true, nil), "abandon")
-	leases, next, err := turnContinuer(e).AckOrchestrationItemContinuing(e.ctx, "a", item.LockToken, scheduleTurn(item), []int{0}, longLock, longLock)
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}), "abandon")
+	leases, next, err := AckTurnNext(e.ctx, e.p, "a", item.LockToken, scheduleTurn(item), []int{0}, longLock, longLock)
 	e.wantErr(err, provider.ErrLockNotHeld, "ack continuing with a released token")
 	if len(leases) != 0 || next != nil {
 		t.Fatalf("ack continuing with a released token: %d leases, next turn %v; want none", len(leases), next != nil)
@@ -502,7 +481,7 @@ func turnAckContinuingStaleToken(t *testing.T, f Factory) {
 func eagerStartLocksFreeInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("b"))
-	turn, err := starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, longLock)
+	turn, err := StartLocking(e.ctx, e.p, startItem("a"), provider.IDReuseFail, longLock)
 	e.must(err, "start a eagerly")
 	if turn == nil {
 		t.Fatal("eager start of a free instance: no turn")
@@ -523,12 +502,12 @@ func eagerStartLeavesLockedInstance(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(externalItem("a", "x"))
 	held := e.fetch()
-	turn, err := starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, longLock)
+	turn, err := StartLocking(e.ctx, e.p, startItem("a"), provider.IDReuseFail, longLock)
 	e.must(err, "start a while a fetch holds it")
 	if turn != nil {
 		t.Fatalf("eager start of a locked instance: got a turn with token %q, want nil", turn.LockToken)
 	}
-	e.must(e.p.AbandonOrchestrationItem(e.ctx, held.LockToken, 0, true, nil), "abandon")
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: held.LockToken, IgnoreAttempt: true}), "abandon")
 	again := e.fetch()
 	e.wantEqual(kinds(again.Messages), []provider.WorkItemKind{provider.WorkExternalRaised, provider.WorkStartOrchestration}, "the event and the start, queued")
 }
@@ -537,12 +516,15 @@ func eagerStartInvalidItem(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	bad := startItem("a")
 	bad.Name = ""
-	turn, err := starter(e).StartInstanceFetching(e.ctx, bad, provider.IDReuseFail, longLock)
+	turn, err := StartLocking(e.ctx, e.p, bad, provider.IDReuseFail, longLock)
 	e.wantErr(err, provider.ErrInvalidArgument, "eager start without an orchestration name")
 	if turn != nil {
 		t.Fatal("an invalid eager start returned a turn")
 	}
-	_, err = starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseFail, 0)
-	e.wantErr(err, provider.ErrInvalidArgument, "eager start with no lock timeout")
+	_, err = StartLocking(e.ctx, e.p, startItem("a"), provider.IDReuseFail, -time.Second)
+	e.wantErr(err, provider.ErrInvalidArgument, "eager start with a negative lock timeout")
+	_, err = e.p.StartInstance(e.ctx, provider.StartRequest{Start: startItem("a"), Events: []provider.WorkItem{externalItem("a", "go")},
+		LockFor: longLock})
+	e.wantErr(err, provider.ErrInvalidArgument, "eager start with events")
 	e.fetchNone()
 }

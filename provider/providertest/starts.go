@@ -33,7 +33,7 @@ func startCases() []Case {
 }
 
 func (e *env) start(item provider.WorkItem, reuse provider.IDReusePolicy, events ...provider.WorkItem) error {
-	return e.p.StartInstance(e.ctx, item, events, reuse)
+	return Start(e.ctx, e.p, item, events, reuse)
 }
 
 // wantTaken fails unless err is an *AlreadyExistsError naming status, whose
@@ -146,7 +146,7 @@ func allowFinishedReplacesFinished(t *testing.T, f Factory) {
 		e.wantEqual(e.info("a").Status, provider.StatusRunning, "the new a's status")
 		e.wantEqual(len(e.history("a")), 1, "the new a's history")
 		e.finish("a", provider.StatusCompleted, `"again"`) // for the next round
-		_, err := e.a.DeleteInstance(e.ctx, "a", false)
+		_, err := e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
 		e.must(err, "delete a")
 	}
 }
@@ -193,8 +193,8 @@ func terminateRunningReplacesRunning(t *testing.T, f Factory) {
 	e.wantEqual(e.exists("a"), false, "the old a exists")
 	e.wantEqual(e.exists("c"), false, "the old a's child exists")
 	late := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{event(inFlight, 1, provider.EventExternalRaised)}}
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, inFlight.LockToken, late), provider.ErrLockNotHeld, "ack of the old a's turn")
-	e.wantErr(e.p.AckWorkItem(e.ctx, lease.LockToken, completionItem("a", 1, 2)), provider.ErrLockNotHeld, "ack of the old a's activity")
+	e.wantErr(AckTurn(e.ctx, e.p, inFlight.LockToken, late), provider.ErrLockNotHeld, "ack of the old a's turn")
+	e.wantErr(AckActivity(e.ctx, e.p, lease.LockToken, completionItem("a", 1, 2)), provider.ErrLockNotHeld, "ack of the old a's activity")
 	item := e.fetch()
 	e.wantEqual(kinds(item.Messages), []provider.WorkItemKind{provider.WorkStartOrchestration}, "the new a's messages")
 	e.wantEqual(item.Exists, false, "the new start's turn sees an instance")
@@ -212,7 +212,7 @@ func terminateRunningReplacesQueuedStart(t *testing.T, f Factory) {
 	second := startItem("a")
 	second.Input = `"second"`
 	e.must(e.start(second, provider.IDReuseTerminateRunning), "terminate-running start of a queued a")
-	e.wantErr(e.p.AckOrchestrationItem(e.ctx, inFlight.LockToken, firstTurn(inFlight)), provider.ErrLockNotHeld, "ack of the first start's turn")
+	e.wantErr(AckTurn(e.ctx, e.p, inFlight.LockToken, firstTurn(inFlight)), provider.ErrLockNotHeld, "ack of the first start's turn")
 	item := e.fetch()
 	e.wantEqual(len(item.Messages), 1, "a's messages")
 	e.wantEqual(item.Messages[0].Input, `"second"`, "the start that is queued")
@@ -242,13 +242,13 @@ func eagerStartOfTakenIDRefused(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.finish("a", provider.StatusCompleted, `"done"`)
-	turn, err := starter(e).StartInstanceFetching(e.ctx, startItem("a"), "", longLock)
+	turn, err := StartLocking(e.ctx, e.p, startItem("a"), "", longLock)
 	e.wantTaken(err, provider.StatusCompleted, "", "eager start of a completed a")
 	if turn != nil {
 		t.Fatal("a refused eager start returned a turn")
 	}
 	e.fetchNone()
-	turn, err = starter(e).StartInstanceFetching(e.ctx, startItem("a"), provider.IDReuseAllowFinished, longLock)
+	turn, err = StartLocking(e.ctx, e.p, startItem("a"), provider.IDReuseAllowFinished, longLock)
 	e.must(err, "eager allow-finished start of a completed a")
 	if turn == nil || turn.Exists || len(turn.Messages) != 1 {
 		t.Fatalf("eager allow-finished start: turn %+v, want the new a's first turn", turn)
@@ -270,7 +270,7 @@ func concurrentStartsAdmitOne(t *testing.T, f Factory) {
 			wg.Go(func() {
 				start := startItem(id)
 				start.Owner = fmt.Sprintf("owner-%d", i)
-				errs[i] = h.StartInstance(e.ctx, start, nil, provider.IDReuseFail)
+				errs[i] = Start(e.ctx, h, start, nil, provider.IDReuseFail)
 			})
 		}
 		wg.Wait()
@@ -293,13 +293,13 @@ func concurrentStartsAdmitOne(t *testing.T, f Factory) {
 func startRacingDirectStart(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	peer := e.f.OpenPeer(e.t, e.p)
-	direct := capability[provider.FirstTurnCommitter](&env{t: t, p: peer})
+	direct := peer
 	for round := range 10 {
 		id := fmt.Sprintf("a%d", round)
 		var created bool
 		var directErr, startErr error
 		var wg sync.WaitGroup
-		wg.Go(func() { created, _, directErr = direct.CommitFirstTurn(e.ctx, id, directFirstTurn(id), nil, longLock) })
+		wg.Go(func() { created, _, directErr = CommitFirstTurn(e.ctx, direct, id, directFirstTurn(id), nil, longLock) })
 		wg.Go(func() { startErr = e.start(startItem(id), provider.IDReuseFail) })
 		wg.Wait()
 		e.must(directErr, "direct start of "+id)

@@ -35,7 +35,7 @@ func sampleWorker(id string) provider.WorkerInfo {
 
 func (e *env) listWorkers(w provider.Workers, within time.Duration) []provider.WorkerInfo {
 	e.t.Helper()
-	list, err := w.ListWorkers(e.ctx, within)
+	list, err := w.ListWorkers(e.ctx, provider.ListWorkersRequest{Within: within})
 	e.must(err, "list workers")
 	return list
 }
@@ -105,8 +105,8 @@ func workersRemove(t *testing.T, f Factory) {
 	w := e.workers()
 	e.must(w.Heartbeat(e.ctx, sampleWorker("a")), "heartbeat")
 	e.must(w.Heartbeat(e.ctx, sampleWorker("b")), "heartbeat")
-	e.must(w.RemoveWorker(e.ctx, "a"), "remove worker")
-	e.must(w.RemoveWorker(e.ctx, "never-seen"), "remove an unknown worker")
+	e.must(w.RemoveWorker(e.ctx, provider.WorkerRequest{ID: "a"}), "remove worker")
+	e.must(w.RemoveWorker(e.ctx, provider.WorkerRequest{ID: "never-seen"}), "remove an unknown worker")
 	e.wantEqual(workerIDs(e.listWorkers(w, time.Minute)), []string{"b"}, "workers after removal")
 }
 
@@ -117,7 +117,7 @@ func workersPeer(t *testing.T, f Factory) {
 	if !ok {
 		t.Fatal("peer does not implement provider.Workers")
 	}
-	list, err := peer.ListWorkers(e.ctx, time.Minute)
+	list, err := peer.ListWorkers(e.ctx, provider.ListWorkersRequest{Within: time.Minute})
 	e.must(err, "peer lists workers")
 	if !slices.Equal(workerIDs(list), []string{"w1"}) {
 		t.Fatalf("peer sees %v", workerIDs(list))

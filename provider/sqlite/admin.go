@@ -11,12 +11,14 @@ import (
 )
 
 // ListInstances implements provider.Admin.
-func (p *Provider) ListInstances(ctx context.Context) ([]string, error) {
+func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) ([]string, error) {
+	if req.Status != "" {
+		return p.listInstancesByStatus(ctx, req.Status)
+	}
 	return p.queryStrings(ctx, "list instances", `SELECT instance_id FROM instances ORDER BY created_at DESC, rowid DESC`)
 }
 
-// ListInstancesByStatus implements provider.Admin.
-func (p *Provider) ListInstancesByStatus(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
+func (p *Provider) listInstancesByStatus(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
 	return p.queryStrings(ctx, "list instances by status", `
 		SELECT i.instance_id FROM instances i
 		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
@@ -24,13 +26,15 @@ func (p *Provider) ListInstancesByStatus(ctx context.Context, status provider.Ex
 }
 
 // ListChildren implements provider.Admin.
-func (p *Provider) ListChildren(ctx context.Context, instance string) ([]string, error) {
+func (p *Provider) ListChildren(ctx context.Context, req provider.InstanceRequest) ([]string, error) {
+	instance := req.Instance
 	return p.queryStrings(ctx, "list children", `
 		SELECT instance_id FROM instances WHERE parent_instance_id = ? ORDER BY created_at, rowid`, instance)
 }
 
 // ListExecutions implements provider.Admin.
-func (p *Provider) ListExecutions(ctx context.Context, instance string) ([]int64, error) {
+func (p *Provider) ListExecutions(ctx context.Context, req provider.InstanceRequest) ([]int64, error) {
+	instance := req.Instance
 	const op = "list executions"
 	rows, err := p.stmts.QueryContext(ctx, `SELECT execution_id FROM executions WHERE instance_id = ? ORDER BY execution_id`, instance)
 	if err != nil {
@@ -72,7 +76,8 @@ func (p *Provider) queryStrings(ctx context.Context, op, query string, args ...a
 }
 
 // GetInstanceInfo implements provider.Admin.
-func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provider.InstanceInfo, error) {
+func (p *Provider) GetInstanceInfo(ctx context.Context, req provider.InstanceRequest) (provider.InstanceInfo, error) {
+	instance := req.Instance
 	const op = "get instance info"
 	info := provider.InstanceInfo{Instance: instance}
 	var parent, custom, status, output, lastError sql.NullString
@@ -104,7 +109,8 @@ func (p *Provider) GetInstanceInfo(ctx context.Context, instance string) (provid
 }
 
 // GetExecutionInfo implements provider.Admin.
-func (p *Provider) GetExecutionInfo(ctx context.Context, instance string, executionID int64) (provider.ExecutionInfo, error) {
+func (p *Provider) GetExecutionInfo(ctx context.Context, req provider.ExecutionRequest) (provider.ExecutionInfo, error) {
+	instance, executionID := req.Instance, req.ExecutionID
 	const op = "get execution info"
 	info := provider.ExecutionInfo{ExecutionID: executionID}
 	var status string
@@ -174,7 +180,8 @@ func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, er
 }
 
 // GetParent implements provider.Admin.
-func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool, error) {
+func (p *Provider) GetParent(ctx context.Context, req provider.InstanceRequest) (string, bool, error) {
+	instance := req.Instance
 	const op = "get parent"
 	var parent sql.NullString
 	err := p.stmts.queryRow(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
@@ -188,11 +195,12 @@ func (p *Provider) GetParent(ctx context.Context, instance string) (string, bool
 }
 
 // GetInstanceTree implements provider.Admin.
-func (p *Provider) GetInstanceTree(ctx context.Context, root string) (provider.InstanceTree, error) {
+func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceRequest) (provider.InstanceTree, error) {
+	root := req.Instance
 	const op = "get instance tree"
 	tree := provider.InstanceTree{Root: root}
 	var err error
-	if _, _, err = p.GetParent(ctx, root); err != nil {
+	if _, _, err = p.GetParent(ctx, provider.InstanceRequest{Instance: root}); err != nil {
 		return tree, err
 	}
 	tree.Instances, err = descendants(ctx, p.db, root)

@@ -12,13 +12,9 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
-// DeleteInstance implements provider.Admin.
-func (p *Provider) DeleteInstance(ctx context.Context, instance string, force bool) (provider.DeleteResult, error) {
-	return p.DeleteInstances(ctx, []string{instance}, force)
-}
-
 // DeleteInstances implements provider.Admin.
-func (p *Provider) DeleteInstances(ctx context.Context, instances []string, force bool) (provider.DeleteResult, error) {
+func (p *Provider) DeleteInstances(ctx context.Context, req provider.DeleteRequest) (provider.DeleteResult, error) {
+	instances, force := req.Instances, req.Force
 	const op = "delete instances"
 	var total provider.DeleteResult
 	err := p.writeTx(ctx, op, func(tx *txn) error {

@@ -12,7 +12,8 @@ import (
 )
 
 // EnqueueForOrchestrator implements provider.Provider.
-func (p *Provider) EnqueueForOrchestrator(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.EnqueueRequest) error {
+	item, delay := req.Item, req.Delay
 	const op = "enqueue for orchestrator"
 	data, err := encodeEnqueue(op, item, delay, false)
 	if err != nil {
@@ -94,7 +95,8 @@ func startQueued(ctx context.Context, q queryer, instance string) (bool, error) 
 }
 
 // StartQueued implements provider.Admin.
-func (p *Provider) StartQueued(ctx context.Context, instance string) (bool, error) {
+func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest) (bool, error) {
+	instance := req.Instance
 	queued, err := startQueued(ctx, p.db, instance)
 	if err != nil {
 		return false, classify("start queued", instance, err)
@@ -103,7 +105,8 @@ func (p *Provider) StartQueued(ctx context.Context, instance string) (bool, erro
 }
 
 // EnqueueForWorker implements provider.Provider.
-func (p *Provider) EnqueueForWorker(ctx context.Context, item provider.WorkItem, delay time.Duration) error {
+func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueRequest) error {
+	item, delay := req.Item, req.Delay
 	const op = "enqueue for worker"
 	data, err := encodeEnqueue(op, item, delay, true)
 	if err != nil {

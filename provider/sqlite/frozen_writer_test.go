@@ -40,7 +40,7 @@ func TestIdlePollsDoNotWaitForTheWriteLock(t *testing.T) {
 	if err != nil || item != nil {
 		t.Fatalf("idle orchestration poll while another process holds the write lock: %v, %v", item, err)
 	}
-	lease, err := p.FetchWorkItem(t.Context(), time.Minute, 0)
+	lease, err := p.FetchWorkItem(t.Context(), provider.FetchWorkRequest{LockFor: time.Minute})
 	if err != nil || lease != nil {
 		t.Fatalf("idle activity poll while another process holds the write lock: %v, %v", lease, err)
 	}

@@ -12,7 +12,11 @@ import (
 
 // ReadHistory implements provider.Provider. A corrupt stored event fails the
 // read with an error that names the instance and the event.
-func (p *Provider) ReadHistory(ctx context.Context, instance string) ([]provider.Event, error) {
+func (p *Provider) ReadHistory(ctx context.Context, req provider.ExecutionRequest) ([]provider.Event, error) {
+	if req.ExecutionID != 0 {
+		return p.readHistoryExecution(ctx, req.Instance, req.ExecutionID)
+	}
+	instance := req.Instance
 	const op = "read history"
 	var current int64
 	err := p.stmts.queryRow(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
@@ -25,8 +29,7 @@ func (p *Provider) ReadHistory(ctx context.Context, instance string) ([]provider
 	return p.readExecution(ctx, op, instance, current)
 }
 
-// ReadHistoryExecution implements provider.Provider.
-func (p *Provider) ReadHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
+func (p *Provider) readHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
 	return p.readExecution(ctx, "read execution history", instance, executionID)
 }
 
@@ -42,7 +45,8 @@ func (p *Provider) readExecution(ctx context.Context, op, instance string, execu
 }
 
 // AppendHistory implements provider.Provider.
-func (p *Provider) AppendHistory(ctx context.Context, instance string, executionID int64, events []provider.Event) error {
+func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest) error {
+	instance, executionID, events := req.Instance, req.ExecutionID, req.Events
 	const op = "append history"
 	enc, err := encode.EncodeAck(op, provider.OrchestrationAck{ExecutionID: executionID, HistoryDelta: events})
 	if err != nil {
@@ -63,7 +67,8 @@ func (p *Provider) AppendHistory(ctx context.Context, instance string, execution
 
 // GetCustomStatus implements provider.Provider. One query: the value travels
 // only when the version moved.
-func (p *Provider) GetCustomStatus(ctx context.Context, instance string, knownVersion int64) (provider.CustomStatus, bool, error) {
+func (p *Provider) GetCustomStatus(ctx context.Context, req provider.CustomStatusRequest) (provider.CustomStatus, bool, error) {
+	instance, knownVersion := req.Instance, req.KnownVersion
 	const op = "get custom status"
 	var version int64
 	var value sql.NullString

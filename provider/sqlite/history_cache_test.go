@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // The custom status a fetch notes for the history cache comes from the read
@@ -23,11 +24,11 @@ func TestFetchNotesTheCustomStatusReadWithTheHistory(t *testing.T) {
 	ack := completeFirstTurn(first)
 	ack.HistoryDelta = ack.HistoryDelta[:1]
 	ack.Metadata = provider.ExecutionMetadata{OrchestrationName: first.OrchestrationName, CustomStatus: custom(`"one"`)}
-	if err := p.AckOrchestrationItem(ctx, first.LockToken, ack); err != nil {
+	if err := providertest.AckTurn(ctx, p, first.LockToken, ack); err != nil {
 		t.Fatal(err)
 	}
 	event := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: first.Instance, Name: "go", Input: `1`}
-	if err := p.EnqueueForOrchestrator(ctx, event, 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: event}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -46,7 +47,7 @@ func TestFetchNotesTheCustomStatusReadWithTheHistory(t *testing.T) {
 	if err != nil || taken == nil {
 		t.Fatalf("the peer's fetch: %v, %v", taken, err)
 	}
-	if err := peer.AckOrchestrationItem(ctx, taken.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+	if err := providertest.AckTurn(ctx, peer, taken.LockToken, provider.OrchestrationAck{ExecutionID: 1,
 		HistoryDelta: []provider.Event{{ID: 2, Kind: provider.EventExternalRaised, Name: "go", Input: `1`, Time: nowMs()}},
 		Metadata:     provider.ExecutionMetadata{CustomStatus: custom(`"two"`)}}); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestFetchNotesTheCustomStatusReadWithTheHistory(t *testing.T) {
 	}
 
 	done := provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: first.Instance, ExecutionID: 1, ID: 9, Result: `1`}
-	turn := p.CachedTurn(first.Instance, 1, done)
+	turn := providertest.CachedTurn(p, first.Instance, 1, done)
 	if turn == nil {
 		t.Fatal("no cached turn after the fetch read the history")
 	}

@@ -5,15 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-// AckOrchestrationItem implements provider.Provider.
-func (p *Provider) AckOrchestrationItem(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+// commitTurn commits a locked turn.
+func (p *Provider) commitTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
 	_, err := p.ackTurn(ctx, lockToken, ack, ackSteps{})
 	return err
 }
@@ -389,7 +388,8 @@ func releaseLock(ctx context.Context, tx *txn, token string) error {
 // AbandonOrchestrationItem implements provider.Provider. With a delay the lock
 // row stays, under a token nobody holds, until the delay passes: the instance
 // keeps its message order and nobody fetches it early.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool, cause *provider.ErrorDetails) error {
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.AbandonRequest) error {
+	lockToken, delay, ignoreAttempt, cause := req.LockToken, req.Delay, req.IgnoreAttempt, req.Cause
 	const op = "abandon orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -436,7 +436,8 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, lockToken strin
 }
 
 // RenewOrchestrationItemLock implements provider.Provider.
-func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, lockToken string, extendFor time.Duration) error {
+func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.RenewRequest) error {
+	lockToken, extendFor := req.LockToken, req.ExtendFor
 	const op = "renew orchestration lock"
 	if extendFor <= 0 {
 		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)

@@ -16,7 +16,7 @@ import (
 
 // Fetch implements provider.Provider.
 func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	return fetch.Route(ctx, req, p.fetchOrchestration, p.fetchInstanceItem)
+	return fetch.Route(ctx, req, fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn})
 }
 
 // fetchOrchestration long-polls for ready turns. With cached, the turns of
@@ -309,7 +309,7 @@ func (p *Provider) handBack(ctx context.Context, items []*provider.Orchestration
 	ctx = context.WithoutCancel(ctx)
 	for _, item := range items {
 		if item != nil {
-			_ = p.AbandonOrchestrationItem(ctx, item.LockToken, 0, true, nil)
+			_ = p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true})
 		}
 	}
 }

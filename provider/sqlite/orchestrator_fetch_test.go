@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // A fetch whose history read fails (after the commit that locked the
@@ -15,7 +16,7 @@ func TestFailedHistoryReadHandsItemsBack(t *testing.T) {
 	p, ctx := openBatchStore(t)
 	items := startTwo(t, ctx, p)
 	for _, it := range items {
-		if err := p.AckOrchestrationItem(ctx, it.LockToken, provider.OrchestrationAck{
+		if err := providertest.AckTurn(ctx, p, it.LockToken, provider.OrchestrationAck{
 			ExecutionID:  1,
 			HistoryDelta: completeFirstTurn(it).HistoryDelta[:1],
 			Metadata:     provider.ExecutionMetadata{OrchestrationName: it.OrchestrationName},
@@ -23,7 +24,7 @@ func TestFailedHistoryReadHandsItemsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: it.Instance, Name: "go", Input: `1`}
-		if err := p.EnqueueForOrchestrator(ctx, ev, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,7 +52,7 @@ func startTwo(t *testing.T, ctx context.Context, p *Provider) []*provider.Orches
 	t.Helper()
 	for _, id := range []string{"a", "b"} {
 		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
-		if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: item}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,7 +71,7 @@ func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
 	p, ctx := openBatchStore(t)
 	for _, id := range []string{"a", "b"} {
 		start := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1, Input: `"in"`}
-		if err := p.EnqueueForOrchestrator(ctx, start, 0); err != nil {
+		if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: start}); err != nil {
 			t.Fatal(err)
 		}
 	}

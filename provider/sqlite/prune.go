@@ -11,7 +11,8 @@ import (
 )
 
 // PruneExecutions implements provider.Admin.
-func (p *Provider) PruneExecutions(ctx context.Context, instance string, opts provider.PruneOptions) (provider.PruneResult, error) {
+func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneRequest) (provider.PruneResult, error) {
+	instance, opts := req.Instance, req.Options
 	const op = "prune executions"
 	if opts.KeepLast < 0 {
 		return provider.PruneResult{}, encode.Invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)

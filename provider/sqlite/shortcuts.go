@@ -12,18 +12,9 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-var (
-	_ provider.ActivityLeaser      = (*Provider)(nil)
-	_ provider.ActivityContinuer   = (*Provider)(nil)
-	_ provider.EagerStarter        = (*Provider)(nil)
-	_ provider.FirstTurnCommitter  = (*Provider)(nil)
-	_ provider.TurnContinuer       = (*Provider)(nil)
-	_ provider.CachedTurnCommitter = (*Provider)(nil)
-)
-
-// AckOrchestrationItemLeasing implements provider.ActivityLeaser: the turn's
+// commitTurnLeasing commits a locked turn and leases its chosen activities: the turn's
 // worker items are leased in the transaction that inserts them.
-func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return nil, err
@@ -36,10 +27,10 @@ func (p *Provider) AckOrchestrationItemLeasing(ctx context.Context, lockToken st
 	return leases, nil
 }
 
-// AckOrchestrationItemContinuing implements provider.TurnContinuer: once
+// commitTurnNext commits a locked turn and locks the instance's next turn: once
 // the turn's lock is released, its transaction locks the instance again when
 // a message of it is visible.
-func (p *Provider) AckOrchestrationItemContinuing(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+func (p *Provider) commitTurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout, lockTimeout); err != nil {
@@ -93,10 +84,10 @@ func leaseAll(ctx context.Context, ack provider.OrchestrationAck, lease []int, l
 	}
 }
 
-// CommitFirstTurn implements provider.FirstTurnCommitter: the transaction
+// commitFirstTurn commits a new instance's first turn (direct start): the transaction
 // locks the new instance under a token of our own, refusing when it exists,
 // is locked or has messages queued, and acks the turn under that token.
-func (p *Provider) CommitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+func (p *Provider) commitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -172,9 +163,9 @@ func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, locke
 	return l, nil
 }
 
-// AckWorkItemContinuing implements provider.ActivityContinuer: the activity's
+// ackActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the lock of its instance in one write transaction.
-func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+func (p *Provider) ackActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "ack work item"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
@@ -197,16 +188,11 @@ func (p *Provider) AckWorkItemContinuing(ctx context.Context, lockToken string, 
 	return item, nil
 }
 
-// CachedTurn implements provider.CachedTurnCommitter from the history cache.
-func (p *Provider) CachedTurn(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem {
-	return p.hist.CachedTurn(instance, execution, msg, queued...)
-}
-
-// CommitCachedTurn implements provider.CachedTurnCommitter: the
+// commitCachedTurn commits a turn built from the history cache: the
 // transaction deletes the activity's item (or the timer's message), locks
 // the instance under a token of our own when it is unchanged, and acks the
 // turn under that token.
-func (p *Provider) CommitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
+func (p *Provider) commitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // TestConnectionSettings: every connection of a file store runs in WAL mode,
@@ -72,7 +73,7 @@ func TestFirstTurnReleasesAnExpiredLockAndYieldsToALiveOne(t *testing.T) {
 		wantLocks   int
 	}{{"expired", true, 0}, {"live", false, 1}} {
 		item := &provider.OrchestrationItem{Instance: c.instance, ExecutionID: 1, OrchestrationName: "O"}
-		created, _, err := p.CommitFirstTurn(ctx, c.instance, completeFirstTurn(item), nil, time.Minute)
+		created, _, err := providertest.CommitFirstTurn(ctx, p, c.instance, completeFirstTurn(item), nil, time.Minute)
 		if err != nil || created != c.wantCreated {
 			t.Fatalf("%s: created %v, %v; want created %v", c.instance, created, err, c.wantCreated)
 		}

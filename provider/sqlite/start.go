@@ -9,13 +9,18 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/commit"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // StartInstance implements provider.Provider: the check of the ID, any
 // replacement and the enqueue share one write transaction, and writers take
 // turns, so no other start of the ID interleaves.
-func (p *Provider) StartInstance(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
+func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
+	return commit.Start(ctx, req, p.start, p.startFetching)
+}
+
+func (p *Provider) start(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
 	const op = "start"
 	enc, err := encode.EncodeStart(op, start, events, reuse)
 	if err != nil {
@@ -28,9 +33,9 @@ func (p *Provider) StartInstance(ctx context.Context, start provider.WorkItem, e
 	return err
 }
 
-// StartInstanceFetching implements provider.EagerStarter: the start and the
+// startFetching queues a start and locks its first turn (eager start): the start and the
 // lock of its instance in one write transaction.
-func (p *Provider) StartInstanceFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+func (p *Provider) startFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "start"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err

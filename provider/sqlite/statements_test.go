@@ -29,7 +29,7 @@ func TestStatementsPreparedOnce(t *testing.T) {
 			defer p.Close()
 			start := func(id string) {
 				item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: id, Name: "O", ExecutionID: 1}
-				if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+				if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: item}); err != nil {
 					t.Fatal(err)
 				}
 			}

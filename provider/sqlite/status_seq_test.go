@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // The acks of one write batch take their status sequence numbers from one
@@ -20,14 +21,14 @@ func TestStatusSequenceOfABatchOrdersBeforeLaterChanges(t *testing.T) {
 	}
 
 	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: "c", Name: "O", ExecutionID: 1, Input: `"in"`}
-	if err := p.EnqueueForOrchestrator(ctx, item, 0); err != nil {
+	if err := p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: item}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := provider.FetchOne(ctx, p, provider.FetchRequest{LockFor: time.Minute, PollFor: 0})
 	if err != nil || got == nil {
 		t.Fatalf("fetch c: %v %v", got, err)
 	}
-	if err := p.AckOrchestrationItem(ctx, got.LockToken, completeFirstTurn(got)); err != nil {
+	if err := providertest.AckTurn(ctx, p, got.LockToken, completeFirstTurn(got)); err != nil {
 		t.Fatal(err)
 	}
 	if c := statusSeqOf(t, p, "c"); c <= b {

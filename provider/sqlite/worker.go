@@ -13,7 +13,8 @@ import (
 )
 
 // FetchWorkItem implements provider.Provider.
-func (p *Provider) FetchWorkItem(ctx context.Context, lockTimeout, pollTimeout time.Duration) (*provider.WorkItemLease, error) {
+func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
+	lockTimeout, pollTimeout := req.LockFor, req.PollFor
 	const op = "fetch work item"
 	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
 		return nil, err
@@ -96,8 +97,8 @@ func executionState(ctx context.Context, q rowQuerier, instance string, executio
 	return provider.StateOf(true, executionID, current, provider.ExecutionStatus(status.String)), nil
 }
 
-// AckWorkItem implements provider.Provider.
-func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+// ackActivity commits an activity's result.
+func (p *Provider) ackActivity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
 	err := p.ackWork(ctx, lockToken, completion, nil)
 	if err == nil && completion != nil {
 		p.orchestratorWork.Notify()
@@ -105,17 +106,15 @@ func (p *Provider) AckWorkItem(ctx context.Context, lockToken string, completion
 	return err
 }
 
-var _ provider.QuietAcker = (*Provider)(nil)
-
-// AckWorkItemQuietly implements provider.QuietAcker. The check needs the
+// ackActivityQuietly commits an activity's result quietly: The check needs the
 // instance's incarnation, from the history cache: when the cache does not
 // hold the history the caller judged from, the ack is plain. Writes are
 // serialised, so the check sees every turn committed before it, and a turn
 // locked after it finds the completion queued.
-func (p *Provider) AckWorkItemQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+func (p *Provider) ackActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
 	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
 	if !ok {
-		return false, p.AckWorkItem(ctx, lockToken, &completion)
+		return false, p.ackActivity(ctx, lockToken, &completion)
 	}
 	quiet := false
 	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
@@ -173,7 +172,8 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 }
 
 // AbandonWorkItem implements provider.Provider.
-func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay time.Duration, ignoreAttempt bool) error {
+func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequest) error {
+	lockToken, delay, ignoreAttempt := req.LockToken, req.Delay, req.IgnoreAttempt
 	const op = "abandon work item"
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
@@ -199,7 +199,8 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, lockToken string, delay 
 }
 
 // RenewWorkItemLock implements provider.Provider.
-func (p *Provider) RenewWorkItemLock(ctx context.Context, lockToken string, extendFor time.Duration) (provider.ExecutionState, error) {
+func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
+	lockToken, extendFor := req.LockToken, req.ExtendFor
 	const op = "renew work item lock"
 	if extendFor <= 0 {
 		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)

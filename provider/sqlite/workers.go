@@ -27,7 +27,8 @@ func (p *Provider) Heartbeat(ctx context.Context, w provider.WorkerInfo) error {
 }
 
 // RemoveWorker implements provider.Workers.
-func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
+func (p *Provider) RemoveWorker(ctx context.Context, req provider.WorkerRequest) error {
+	id := req.ID
 	return p.writeTx(ctx, "remove worker", func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM workers WHERE worker_id = ?`, id)
 		return err
@@ -35,7 +36,8 @@ func (p *Provider) RemoveWorker(ctx context.Context, id string) error {
 }
 
 // ListWorkers implements provider.Workers.
-func (p *Provider) ListWorkers(ctx context.Context, within time.Duration) ([]provider.WorkerInfo, error) {
+func (p *Provider) ListWorkers(ctx context.Context, req provider.ListWorkersRequest) ([]provider.WorkerInfo, error) {
+	within := req.Within
 	const op = "list workers"
 	rows, err := p.stmts.QueryContext(ctx, `
 		SELECT worker_id, info, started_at, last_seen FROM workers WHERE last_seen >= ? ORDER BY worker_id`,

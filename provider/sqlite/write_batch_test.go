@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
 // holdWriter occupies the writer with a transaction that waits for the
@@ -114,7 +115,7 @@ func TestWriteBatchStaleAckFailsAlone(t *testing.T) {
 	items := startTwo(t, ctx, p)
 	ackTwoAndAStaleTokenInOneBatch(t, ctx, p, items)
 	for _, it := range items {
-		info, err := p.GetInstanceInfo(ctx, it.Instance)
+		info, err := p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: it.Instance})
 		if err != nil || info.Status != provider.StatusCompleted {
 			t.Fatalf("instance %s after its ack: %+v %v; want Completed", it.Instance, info, err)
 		}
@@ -131,7 +132,7 @@ func ackTwoAndAStaleTokenInOneBatch(t *testing.T, ctx context.Context, p *Provid
 	errs := make([]error, len(tokens))
 	var wg sync.WaitGroup
 	for i := range tokens {
-		wg.Go(func() { errs[i] = p.AckOrchestrationItem(ctx, tokens[i], acks[i]) })
+		wg.Go(func() { errs[i] = providertest.AckTurn(ctx, p, tokens[i], acks[i]) })
 		waitQueued(t, p, i+1)
 	}
 	release()

@@ -42,9 +42,13 @@ func CheckLeasePositions(op string, lease []int, n int) error {
 	return nil
 }
 
-// CheckLeasing validates a leasing ack's arguments: the lock timeouts it
-// takes (the leases', and a continued turn's) and its lease positions.
-func CheckLeasing(op string, ack provider.OrchestrationAck, lease []int, lockTimeouts ...time.Duration) error {
+// CheckLeasing validates a leasing ack's arguments: the leases' timeout
+// when it leases anything, the other lock timeouts it takes (a continued
+// turn's), and its lease positions.
+func CheckLeasing(op string, ack provider.OrchestrationAck, lease []int, leaseFor time.Duration, lockTimeouts ...time.Duration) error {
+	if len(lease) > 0 {
+		lockTimeouts = append(lockTimeouts, leaseFor)
+	}
 	for _, d := range lockTimeouts {
 		if err := CheckTimeouts(op, d, 0); err != nil {
 			return err
