@@ -29,7 +29,7 @@ type OrchestrationItem struct {
 	CustomStatusVersion int64
 	// Cached marks a turn built from a provider's cached history rather than
 	// fetched (FetchRequest.FromCache): no lock holds its instance,
-	// and it commits only with CommitCachedTurn (see CachedTurnCommitter).
+	// and it commits only as a TurnCached TurnCommit.
 	Cached bool
 	// DecodeError is set when a stored event or message could not be decoded.
 	// The lock is held and AttemptCount counts, so the runtime can abandon the

@@ -19,7 +19,7 @@ import (
 // last one runs, which delivers them all. A fan-out of n activities then
 // costs one turn where it cost up to n. The set keeps the results it saw
 // acked quietly, so that the last result can run that turn from the cached
-// history, consuming them (provider.CachedTurnCommitter): no fetch at all.
+// history, consuming them (provider.FetchRequest.Deliver): no fetch at all.
 
 // quietSet says which activity results would leave an execution's code
 // blocked, as the turn that committed event lastEvent left it.

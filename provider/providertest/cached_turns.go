@@ -8,7 +8,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// A turn built from the history a provider caches (provider.CachedTurnCommitter)
+// A turn built from the history a provider caches (provider.FetchRequest.Deliver, provider.TurnCached)
 // commits with its activity's ack only while nothing else changed the
 // instance; otherwise nothing is written and the activity is still leased.
 func cachedTurnCases() []Case {
@@ -259,7 +259,7 @@ func cachedTimerTurnTaken(t *testing.T, f Factory) {
 }
 
 // A fetch FromCache may return a due timer's turn built from
-// the cache (Cached, committed with CommitCachedTurn) or locked (acked as
+// the cache (Cached, committed as a TurnCached turn) or locked (acked as
 // usual); either way each timer is delivered once, here for instances whose
 // timers this process queued and one a peer queued.
 func cachedFetchDeliversTimersOnce(t *testing.T, f Factory) {

@@ -228,13 +228,13 @@ func zeroValueInputs(t *testing.T, f Factory) {
 			_, err := p.Fetch(ctx, provider.FetchRequest{Max: 1, Instance: "a"})
 			return err
 		},
-		"AckOrchestrationItem": func() error { return AckTurn(ctx, p, "", provider.OrchestrationAck{}) },
+		"Commit, a turn": func() error { return AckTurn(ctx, p, "", provider.OrchestrationAck{}) },
 		"AbandonOrchestrationItem": func() error {
 			return p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{})
 		},
 		"RenewOrchestrationItemLock": func() error { return p.RenewOrchestrationItemLock(ctx, provider.RenewRequest{}) },
 		"FetchWorkItem":              func() error { _, err := p.FetchWorkItem(ctx, provider.FetchWorkRequest{}); return err },
-		"AckWorkItem":                func() error { return AckActivity(ctx, p, "", &provider.WorkItem{}) },
+		"Commit, a result":           func() error { return AckActivity(ctx, p, "", &provider.WorkItem{}) },
 		"AbandonWorkItem":            func() error { return p.AbandonWorkItem(ctx, provider.AbandonRequest{}) },
 		"RenewWorkItemLock":          func() error { _, err := p.RenewWorkItemLock(ctx, provider.RenewRequest{}); return err },
 		"EnqueueForOrchestrator":     func() error { return p.EnqueueForOrchestrator(ctx, provider.EnqueueRequest{Item: provider.WorkItem{}}) },
@@ -244,7 +244,7 @@ func zeroValueInputs(t *testing.T, f Factory) {
 		"GetExecutionInfo":           func() error { _, err := a.GetExecutionInfo(ctx, provider.ExecutionRequest{}); return err },
 		"GetParent":                  func() error { _, _, err := a.GetParent(ctx, provider.InstanceRequest{Instance: ""}); return err },
 		"GetInstanceTree":            func() error { _, err := a.GetInstanceTree(ctx, provider.InstanceRequest{Instance: ""}); return err },
-		"DeleteInstance": func() error {
+		"DeleteInstances": func() error {
 			_, err := a.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{""}})
 			return err
 		},

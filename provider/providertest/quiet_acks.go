@@ -6,7 +6,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// An activity acked quietly (provider.QuietAcker) is acked and its result
+// An activity acked quietly (provider.ActivityResult.QuietAfter) is acked and its result
 // queued whatever the answer; quiet says only whether the instance was
 // still as the caller judged it: unlocked, its history ending at the event
 // given, as this process last wrote or read it.

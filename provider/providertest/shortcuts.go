@@ -8,10 +8,11 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// Eager dispatch (provider.ActivityLeaser), continuing an orchestration from
-// its activity's ack (provider.ActivityContinuer) or from its own turn's ack
-// (provider.TurnContinuer), eager start (provider.EagerStarter) and direct
-// start (provider.FirstTurnCommitter): the round trips a dispatcher saves
+// Eager dispatch (provider.TurnCommit.Lease), continuing an orchestration
+// from its activity's commit or from its own turn's
+// (provider.CommitRequest.LockNextFor), eager start
+// (provider.StartRequest.LockFor) and direct start (provider.TurnNew): the
+// round trips a dispatcher saves
 // must not lose, duplicate or reorder work.
 func shortcutCases() []Case {
 	return []Case{

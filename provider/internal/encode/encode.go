@@ -187,7 +187,7 @@ func DecodeCause(data string) *provider.ErrorDetails {
 
 // CheckFirstTurn rejects a first turn that cannot create its instance (no
 // instance, another execution than the first, no orchestration name in its
-// metadata) and bad leasing arguments, as the providers' CommitFirstTurn
+// metadata) and bad leasing arguments, as the providers' TurnNew commit
 // takes them.
 func CheckFirstTurn(op, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) error {
 	if err := CheckLeasing(op, ack, lease, lockTimeout); err != nil {

@@ -135,7 +135,7 @@ func (c *Cache) Latest(instance string) (events []provider.Event, incarnation, e
 
 // Holds reports, with its incarnation, whether the cache holds the
 // instance's execution ending at event lastEvent: what a quiet ack
-// (provider.QuietAcker) must find unchanged in the store.
+// (provider.ActivityResult.QuietAfter) must find unchanged in the store.
 func (c *Cache) Holds(instance string, execution, lastEvent int64) (incarnation int64, ok bool) {
 	events, incarnation, cached, ok := c.Latest(instance)
 	if !ok || cached != execution || incarnation == 0 || events[len(events)-1].ID != lastEvent {

@@ -14,7 +14,7 @@ import (
 )
 
 // Turn returns the turn that delivers msg to the instance's execution, built
-// from the cache alone (provider.CachedTurnCommitter): the whole history,
+// from the cache alone (provider.FetchRequest.Deliver): the whole history,
 // the execution still running, its custom status known. nil otherwise. Its
 // LockToken names the state it was built from (TurnToken).
 func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *provider.OrchestrationItem {
@@ -174,7 +174,7 @@ type Commit struct {
 	Queued                            []string
 }
 
-// CheckCommit validates CommitCachedTurn's arguments for either store and
+// CheckCommit validates a TurnCached commit's arguments for either store and
 // reads what the turn was built from.
 func CheckCommit(op, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck, lease []int,
 	activityLockTimeout time.Duration) (Commit, error) {
