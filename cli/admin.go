@@ -27,10 +27,7 @@ func (c *cli) listCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			admin, err := c.needAdmin()
-			if err != nil {
-				return err
-			}
+			admin := c.admin
 			ids, err := c.client.List(cmd.Context(), st)
 			if err != nil {
 				return fmt.Errorf("list instances: %w", err)
@@ -189,10 +186,7 @@ func (c *cli) statsCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			admin, err := c.needAdmin()
-			if err != nil {
-				return err
-			}
+			admin := c.admin
 			m, err := admin.GetSystemMetrics(cmd.Context())
 			if err != nil {
 				return fmt.Errorf("instance counts: %w", err)

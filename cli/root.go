@@ -159,7 +159,7 @@ func (c *cli) open(ctx context.Context) error {
 	}
 	c.provider = p
 	c.client = runtime.NewClient(p)
-	c.admin, _ = p.(provider.Admin)
+	c.admin = p
 	return nil
 }
 
@@ -214,14 +214,6 @@ func (c *cli) close() {
 	if c.provider != nil {
 		_ = c.provider.Close()
 	}
-}
-
-// needAdmin returns the store's management side; both built-in stores have one.
-func (c *cli) needAdmin() (provider.Admin, error) {
-	if c.admin == nil {
-		return nil, fmt.Errorf("store %T has no management interface", c.provider)
-	}
-	return c.admin, nil
 }
 
 // args accepts exactly the named positional arguments.

@@ -22,11 +22,7 @@ func (c *cli) workersCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			w, ok := c.provider.(provider.Workers)
-			if !ok {
-				return fmt.Errorf("store %T keeps no worker announcements", c.provider)
-			}
-			list, err := w.ListWorkers(cmd.Context(), provider.ListWorkersRequest{Within: within})
+			list, err := c.provider.ListWorkers(cmd.Context(), provider.ListWorkersRequest{Within: within})
 			if err != nil {
 				return fmt.Errorf("list workers: %w", err)
 			}

@@ -277,5 +277,3 @@ func finished(p v1.OrchestrationPhase) bool {
 
 // ReasonPoolNotFound: the Orchestration names a WorkerPool that does not exist.
 const ReasonPoolNotFound = "PoolNotFound"
-
-var errNoAdmin = errors.New("the pool's store does not support status reads")

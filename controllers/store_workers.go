@@ -28,10 +28,7 @@ type workerCache struct {
 // liveWorkers returns the pool's live workers; ok is false when the store
 // keeps no announcements or they cannot be read (then nothing can be said).
 func (st *Store) liveWorkers(ctx context.Context) ([]provider.WorkerInfo, bool) {
-	w, ok := st.provider.(provider.Workers)
-	if !ok {
-		return nil, false
-	}
+	w := st.provider
 	st.workers.mu.Lock()
 	defer st.workers.mu.Unlock()
 	if !st.workers.readAt.IsZero() && time.Since(st.workers.readAt) < workersTTL {

@@ -205,8 +205,7 @@ func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeC
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
-	st := &Store{Client: runtime.NewClient(p), provider: p, config: cfg, done: make(chan struct{})}
-	st.Admin, _ = p.(provider.Admin)
+	st := &Store{Client: runtime.NewClient(p), Admin: p, provider: p, config: cfg, done: make(chan struct{})}
 	wctx, stop := context.WithCancel(context.Background())
 	st.stop = stop
 	changes, err := p.Watch(wctx)

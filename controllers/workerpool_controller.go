@@ -152,9 +152,6 @@ func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 	cond := metav1.Condition{Type: CondStoreReachable, ObservedGeneration: pool.Generation}
 	r.Stores.Refresh(ctx, pool)
 	store, err := r.Stores.ForPool(ctx, pool)
-	if err == nil && store.Admin == nil {
-		err = errNoAdmin
-	}
 	if err == nil {
 		err = readPoolCounts(ctx, store, pool)
 	}

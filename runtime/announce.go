@@ -33,13 +33,9 @@ func (r *Runtime) announce(ctx context.Context, w provider.Workers) {
 // withdraw removes the announcement at a clean shutdown, so the worker does
 // not look alive for another heartbeat window.
 func (r *Runtime) withdraw(ctx context.Context) {
-	w, ok := r.p.(provider.Workers)
-	if !ok {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := w.RemoveWorker(ctx, provider.WorkerRequest{ID: r.opts.WorkerID}); err != nil {
+	if err := r.p.RemoveWorker(ctx, provider.WorkerRequest{ID: r.opts.WorkerID}); err != nil {
 		r.opts.Logger.Warn("withdrawing the worker announcement failed", "worker", r.opts.WorkerID, "error", err)
 	}
 }

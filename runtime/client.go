@@ -18,11 +18,9 @@ type Client struct {
 	eager *Runtime
 }
 
-// NewClient returns a client for p. Management calls (Status, List, Delete,
-// Purge, Prune) need p to implement provider.Admin, as the built-in providers do.
+// NewClient returns a client for p.
 func NewClient(p provider.Provider) *Client {
-	a, _ := p.(provider.Admin)
-	return &Client{p: p, a: a}
+	return &Client{p: p, a: p}
 }
 
 // StartOption configures Start. Options are opaque: they set what Start
@@ -225,7 +223,7 @@ func (c *Client) TerminateNow(ctx context.Context, instanceID, reason string) er
 // terminateChildrenNow runs the terminating turns the parent's turn asked of
 // its running children, depth first.
 func (c *Client) terminateChildrenNow(ctx context.Context, parent string, depth int) error {
-	if c.a == nil || depth >= maxTerminateDepth {
+	if depth >= maxTerminateDepth {
 		return nil
 	}
 	children, err := c.a.ListChildren(ctx, provider.InstanceRequest{Instance: parent})
@@ -328,9 +326,6 @@ func (s *Status) DecodeCustomStatus(out any) (ok bool, err error) {
 // and no worker has run it yet, provider.ErrNotFound when there is no such
 // instance and none is being started.
 func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error) {
-	if err := c.needAdmin("status"); err != nil {
-		return nil, err
-	}
 	info, err := c.a.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 	if errors.Is(err, provider.ErrNotFound) {
 		var queued bool
@@ -438,9 +433,6 @@ func (c *Client) History(ctx context.Context, instanceID string) ([]provider.Eve
 
 // List returns instance IDs, all of them or those with the given status.
 func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
-	if err := c.needAdmin("list"); err != nil {
-		return nil, err
-	}
 	if status == "" {
 		return c.a.ListInstances(ctx, provider.ListRequest{})
 	}
@@ -450,31 +442,15 @@ func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]s
 // Delete removes a finished instance and its sub-orchestrations with all their
 // history; force also removes running ones.
 func (c *Client) Delete(ctx context.Context, instanceID string, force bool) (provider.DeleteResult, error) {
-	if err := c.needAdmin("delete"); err != nil {
-		return provider.DeleteResult{}, err
-	}
 	return c.a.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{instanceID}, Force: force})
 }
 
 // Purge removes finished instances matching filter.
 func (c *Client) Purge(ctx context.Context, filter provider.DeleteFilter) (provider.DeleteResult, error) {
-	if err := c.needAdmin("purge"); err != nil {
-		return provider.DeleteResult{}, err
-	}
 	return c.a.DeleteInstancesBulk(ctx, filter)
 }
 
 // Prune removes old executions (left behind by ContinueAsNew) of an instance.
 func (c *Client) Prune(ctx context.Context, instanceID string, opts provider.PruneOptions) (provider.PruneResult, error) {
-	if err := c.needAdmin("prune"); err != nil {
-		return provider.PruneResult{}, err
-	}
 	return c.a.PruneExecutions(ctx, provider.PruneRequest{Instance: instanceID, Options: opts})
-}
-
-func (c *Client) needAdmin(op string) error {
-	if c.a == nil {
-		return fmt.Errorf("%s: provider %T does not implement provider.Admin", op, c.p)
-	}
-	return nil
 }

@@ -84,9 +84,7 @@ func (r *Runtime) Start(ctx context.Context) error {
 			r.loops.Go(func() { r.activityLoop(fetchCtx, r.activitySlots) })
 		}
 	}
-	if w, ok := r.p.(provider.Workers); ok {
-		r.loops.Go(func() { r.announce(fetchCtx, w) })
-	}
+	r.loops.Go(func() { r.announce(fetchCtx, r.p) })
 	r.opts.Logger.Info("duroxide runtime started", "worker", r.opts.WorkerID,
 		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))
 	return nil

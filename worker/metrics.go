@@ -8,8 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/duroxide/duroxide-go/provider"
 )
 
 // metricsHandler serves the Go and process metrics, the worker's readiness
@@ -53,10 +51,7 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	if p == nil {
 		return
 	}
-	admin, ok := (*p).(provider.Admin)
-	if !ok {
-		return
-	}
+	admin := *p
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if q, err := admin.GetQueueDepths(ctx); err == nil {

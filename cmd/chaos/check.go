@@ -66,13 +66,11 @@ func check(ctx context.Context, cfg config, client *runtime.Client, store provid
 		}
 		r.missing += max(stepsPerRun-len(results), 0)
 	}
-	if a, ok := store.(provider.Admin); ok {
-		q, err := a.GetQueueDepths(ctx)
-		if err != nil {
-			return r, fmt.Errorf("queue depths: %w", err)
-		}
-		r.queued = q.Orchestrator + q.Worker + q.Delayed
+	q, err := store.GetQueueDepths(ctx)
+	if err != nil {
+		return r, fmt.Errorf("queue depths: %w", err)
 	}
+	r.queued = q.Orchestrator + q.Worker + q.Delayed
 	execs, err := countExecutions(cfg.dir)
 	if err != nil {
 		return r, err

@@ -103,11 +103,7 @@ func run(cfg config) (bool, error) {
 		return false, fmt.Errorf("start orchestrations: %w", err)
 	}
 	drainStart := lastFault
-	admin, ok := store.(provider.Admin)
-	if !ok {
-		return false, fmt.Errorf("the %s store cannot count instances", cfg.store)
-	}
-	finished := waitAllFinished(ctx, admin, len(ids))
+	finished := waitAllFinished(ctx, store, len(ids))
 	drain := time.Since(drainStart)
 	f.stopAll()
 	rep, err := check(context.Background(), cfg, client, store, ids)

@@ -32,11 +32,7 @@ type env struct {
 func newEnv(t *testing.T, f Factory) *env {
 	t.Helper()
 	p := f.NewProvider(t)
-	a, ok := p.(provider.Admin)
-	if !ok {
-		t.Fatalf("provider %T does not implement provider.Admin", p)
-	}
-	return &env{t: t, f: f, p: p, a: a, ctx: t.Context()}
+	return &env{t: t, f: f, p: p, a: p, ctx: t.Context()}
 }
 
 func (e *env) must(err error, what string) {

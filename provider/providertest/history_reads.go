@@ -18,7 +18,7 @@ func historyReadCases() []Case {
 
 func (e *env) peer() *env {
 	p := e.f.OpenPeer(e.t, e.p)
-	return &env{t: e.t, f: e.f, p: p, a: p.(provider.Admin), ctx: e.ctx}
+	return &env{t: e.t, f: e.f, p: p, a: p, ctx: e.ctx}
 }
 
 // wantTurnHistory fetches the instance's next turn (after queueing a message

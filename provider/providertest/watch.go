@@ -112,7 +112,7 @@ func watchReportsPeerChanges(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	ch := e.watch()
 	peer := &env{t: t, f: f, p: f.OpenPeer(t, e.p), ctx: e.ctx}
-	peer.a = peer.p.(provider.Admin)
+	peer.a = peer.p
 	peer.create("a")
 	c := e.next(ch)
 	e.wantEqual([]any{c.Instance, c.Status}, []any{"a", provider.StatusRunning}, "change made by peer")

@@ -20,11 +20,7 @@ func workerCases() []Case {
 
 func (e *env) workers() provider.Workers {
 	e.t.Helper()
-	w, ok := e.p.(provider.Workers)
-	if !ok {
-		e.t.Fatalf("provider %T does not implement provider.Workers", e.p)
-	}
-	return w
+	return e.p
 }
 
 func sampleWorker(id string) provider.WorkerInfo {
@@ -113,10 +109,7 @@ func workersRemove(t *testing.T, f Factory) {
 func workersPeer(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.must(e.workers().Heartbeat(e.ctx, sampleWorker("w1")), "heartbeat")
-	peer, ok := f.OpenPeer(t, e.p).(provider.Workers)
-	if !ok {
-		t.Fatal("peer does not implement provider.Workers")
-	}
+	peer := f.OpenPeer(t, e.p)
 	list, err := peer.ListWorkers(e.ctx, provider.ListWorkersRequest{Within: time.Minute})
 	e.must(err, "peer lists workers")
 	if !slices.Equal(workerIDs(list), []string{"w1"}) {
