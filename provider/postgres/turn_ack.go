@@ -35,9 +35,6 @@ type ackResult struct {
 	change announcedChange
 }
 
-const ackItemsQuery = `SELECT * FROM dx_ack_orchestration_items($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-	$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`
-
 // ackBatchArgs are the ack function's parallel arrays for acks: one entry
 // per ack, and the events and items of all of them tagged with their ack's
 // ordinal (1-based).
@@ -140,21 +137,31 @@ func (a *ackBatchArgs) addWorkerItems(ord int32, ack *turnAck) {
 	}
 }
 
-// list is the function's arguments in order.
-func (a *ackBatchArgs) list() []any {
-	return []any{a.tokens, a.executions, a.statuses, a.outputs,
-		a.names, a.versions, a.parents, a.customSet, a.customValues, a.leaseMs,
-		nonNil(a.eventAcks), nonNil(a.eventIDs), nonNil(a.eventKinds), nonNil(a.eventData),
-		nonNil(a.workerAcks), nonNil(a.workerInstances), nonNil(a.workerExecutions), nonNil(a.workerActivities),
-		nonNil(a.workerData), nonNil(a.workerLeases),
-		nonNil(a.orchAcks), nonNil(a.orchInstances), nonNil(a.orchData), nonNil(a.orchVisible),
-		nonNil(a.cancelInstances), nonNil(a.cancelExecutions), nonNil(a.cancelActivities),
-		nonNil(a.timerAcks), nonNil(a.timerExecutions), nonNil(a.timerIDs), a.incarnations}
+// named is the function's arguments by parameter name.
+func (a *ackBatchArgs) named() []namedArg {
+	return []namedArg{
+		{"p_tokens", a.tokens}, {"p_executions", a.executions}, {"p_statuses", a.statuses},
+		{"p_outputs", a.outputs}, {"p_names", a.names}, {"p_versions", a.versions}, {"p_parents", a.parents},
+		{"p_custom_set", a.customSet}, {"p_custom_values", a.customValues}, {"p_lease_ms", a.leaseMs},
+		{"p_incarnations", a.incarnations},
+		{"p_event_acks", nonNil(a.eventAcks)}, {"p_event_ids", nonNil(a.eventIDs)},
+		{"p_event_kinds", nonNil(a.eventKinds)}, {"p_event_data", nonNil(a.eventData)},
+		{"p_worker_acks", nonNil(a.workerAcks)}, {"p_worker_instances", nonNil(a.workerInstances)},
+		{"p_worker_executions", nonNil(a.workerExecutions)}, {"p_worker_activities", nonNil(a.workerActivities)},
+		{"p_worker_data", nonNil(a.workerData)}, {"p_worker_leases", nonNil(a.workerLeases)},
+		{"p_orch_acks", nonNil(a.orchAcks)}, {"p_orch_instances", nonNil(a.orchInstances)},
+		{"p_orch_data", nonNil(a.orchData)}, {"p_orch_visible_ms", nonNil(a.orchVisible)},
+		{"p_cancel_instances", nonNil(a.cancelInstances)}, {"p_cancel_executions", nonNil(a.cancelExecutions)},
+		{"p_cancel_activities", nonNil(a.cancelActivities)},
+		{"p_timer_acks", nonNil(a.timerAcks)}, {"p_timer_executions", nonNil(a.timerExecutions)},
+		{"p_timer_ids", nonNil(a.timerIDs)},
+	}
 }
 
 // queueAcks queues one call acking all of acks.
 func queueAcks(b *pgx.Batch, acks []*turnAck) {
-	b.Queue(ackItemsQuery, newAckBatchArgs(acks).list()...)
+	query, args := callNamed("dx_ack_orchestration_items", newAckBatchArgs(acks).named())
+	b.Queue(query, args...)
 }
 
 // readAcks reads the call's rows, one per ack, into each ack's result.

@@ -248,9 +248,11 @@ func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ac
 		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
 		                       parent_instance_id, custom_status, custom_status_version, status_seq,
 		                       created_at, updated_at, incarnation)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		instance, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, enc.ExecutionID, parent, custom, version, seq,
-		now, now, incarnation)
+		VALUES (:instance, :name, :version, :execution, :parent, :custom, :custom_version, :seq, :now, :now, :incarnation)`,
+		sql.Named("instance", instance), sql.Named("name", enc.Meta.OrchestrationName),
+		sql.Named("version", enc.Meta.OrchestrationVersion), sql.Named("execution", enc.ExecutionID),
+		sql.Named("parent", parent), sql.Named("custom", custom), sql.Named("custom_version", version),
+		sql.Named("seq", seq), sql.Named("now", now), sql.Named("incarnation", incarnation))
 	if err != nil {
 		return fmt.Errorf("create instance %q: %w", instance, err)
 	}
@@ -264,16 +266,17 @@ func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ac
 	set, custom := customStatusOf(enc)
 	_, err := tx.ExecContext(ctx, `
 		UPDATE instances SET
-			current_execution_id = MAX(current_execution_id, ?),
-			orchestration_name = COALESCE(NULLIF(?, ''), orchestration_name),
-			orchestration_version = COALESCE(NULLIF(?, ''), orchestration_version),
-			custom_status = CASE WHEN ? THEN ? ELSE custom_status END,
-			custom_status_version = custom_status_version + CASE WHEN ? THEN 1 ELSE 0 END,
-			status_seq = CASE WHEN ? > 0 THEN ? ELSE status_seq END,
-			updated_at = ?
-		WHERE instance_id = ?`,
-		enc.ExecutionID, enc.Meta.OrchestrationName, enc.Meta.OrchestrationVersion, set, custom, set, seq, seq,
-		now, instance)
+			current_execution_id = MAX(current_execution_id, :execution),
+			orchestration_name = COALESCE(NULLIF(:name, ''), orchestration_name),
+			orchestration_version = COALESCE(NULLIF(:version, ''), orchestration_version),
+			custom_status = CASE WHEN :custom_set THEN :custom ELSE custom_status END,
+			custom_status_version = custom_status_version + CASE WHEN :custom_set THEN 1 ELSE 0 END,
+			status_seq = CASE WHEN :seq > 0 THEN :seq ELSE status_seq END,
+			updated_at = :now
+		WHERE instance_id = :instance`,
+		sql.Named("execution", enc.ExecutionID), sql.Named("name", enc.Meta.OrchestrationName),
+		sql.Named("version", enc.Meta.OrchestrationVersion), sql.Named("custom_set", set), sql.Named("custom", custom),
+		sql.Named("seq", seq), sql.Named("now", now), sql.Named("instance", instance))
 	if err != nil {
 		return fmt.Errorf("update instance %q: %w", instance, err)
 	}
