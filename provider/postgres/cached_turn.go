@@ -67,12 +67,12 @@ type cachedClaim struct {
 // first commits the second is stale; sent together, their acks would hold
 // one lock under two tokens and fail the whole batch.
 func claimedEarlier(req *commitRequest, earlier []*commitRequest) error {
-	c := req.work.claim
+	c := req.Work.claim
 	if c == nil {
 		return nil
 	}
 	for _, e := range earlier {
-		if e.work.claim != nil && e.work.claim.instance == c.instance {
+		if e.Work.claim != nil && e.Work.claim.instance == c.instance {
 			return encode.Stale("commit cached turn", c.instance, "another cached turn of the instance is in its commit batch")
 		}
 	}

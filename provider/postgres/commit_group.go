@@ -6,21 +6,22 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/duroxide/duroxide-go/provider/internal/group"
 )
 
-// Group commit of acks. Every ack is a transaction of its own, and a commit
-// costs a round trip and a WAL flush however little it writes. Acks that
-// arrive while batches are at the server go together in the next: one pgx
-// batch, one implicit transaction, one commit, and one call of the ack
-// function for all the batch's turn acks. A statement that fails (a
-// stale lock token, a first turn refused, a deadlock) rolls that transaction
-// back for every ack in it, so the batch's acks are then sent again one by
-// one and each gets its own outcome; a batch that commits gives every ack
-// success.
+// Group commit of acks (provider/internal/group). Every ack is a
+// transaction of its own, and a commit costs a round trip and a WAL flush
+// however little it writes. Acks that arrive while batches are at the
+// server go together in the next: one pgx batch, one implicit transaction,
+// one commit, and one call of the ack function for all the batch's turn
+// acks. A statement that fails (a stale lock token, a first turn refused, a
+// deadlock) rolls that transaction back for every ack in it, so the batch's
+// acks are then sent again one by one and each gets its own outcome; a
+// batch that commits gives every ack success.
 //
 // Up to maxCommitLeaders batches are in flight at a time. One would leave
 // all but one server core idle while acks queue (the server, not Go, is
@@ -31,10 +32,7 @@ import (
 // after deadlock_timeout (1 s) and both batches' acks are sent again alone.
 // dx_fetch_instance_items, which shares batches with acks, reads the
 // instance lock before it locks anything, so it never waits on an ack in
-// another batch. A caller that finds fewer batches in flight sends one
-// itself (a leader). Once a batch (its own or another leader's) holds its
-// ack, it sends no more and passes the lead to the oldest waiting caller
-// that holds none: leading on would make it wait for others' acks.
+// another batch.
 
 // maxCommitBatch bounds how many acks share one transaction.
 const maxCommitBatch = 32
@@ -72,86 +70,8 @@ type commitWork struct {
 	dueTimers []*instanceFetch
 }
 
-// commitRequest is one caller's work waiting for a leader.
-type commitRequest struct {
-	ctx  context.Context
-	work commitWork
-	done chan error
-	lead chan struct{} // closed when this caller is to send the next batches
-	// hasLead is set when its caller is given a lead, by add or by release
-	// (which closes lead), under commitGroup.mu.
-	hasLead bool
-	// taken is set when a leader takes it into a batch, under commitGroup.mu.
-	taken bool
-}
-
-// commitGroup holds the requests waiting for a leader.
-type commitGroup struct {
-	mu      sync.Mutex
-	pending []*commitRequest
-	leading int
-	leaders int // at most this many leading at once; 0 means maxCommitLeaders
-}
-
-// add queues req and reports whether its caller must lead.
-func (g *commitGroup) add(req *commitRequest) (lead bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.pending = append(g.pending, req)
-	limit := g.leaders
-	if limit == 0 {
-		limit = maxCommitLeaders
-	}
-	if g.leading >= limit {
-		return false
-	}
-	g.leading++
-	// A lead passed to req now would be lost: its caller leads already and
-	// never waits for one.
-	req.hasLead = true
-	return true
-}
-
-// take moves up to maxCommitBatch waiting requests into batch for own's
-// leader, or none once a leader has taken own: own's answer is on its way,
-// and its caller must not wait for a batch of others' acks.
-func (g *commitGroup) take(own *commitRequest, batch []*commitRequest) []*commitRequest {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if own.taken {
-		return batch[:0]
-	}
-	n := min(len(g.pending), maxCommitBatch)
-	batch = append(batch[:0], g.pending[:n]...)
-	for _, req := range batch {
-		req.taken = true
-	}
-	rest := copy(g.pending, g.pending[n:])
-	clear(g.pending[rest:])
-	g.pending = g.pending[:rest]
-	return batch
-}
-
-// release passes the lead to the oldest waiting request whose caller holds
-// none, or lets it lapse.
-func (g *commitGroup) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, req := range g.pending {
-		if !req.hasLead {
-			req.hasLead = true
-			close(req.lead)
-			return
-		}
-	}
-	g.leading--
-}
-
-func (g *commitGroup) len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.pending)
-}
+// commitRequest is one caller's work in a commit batch.
+type commitRequest = group.Request[commitWork]
 
 // commit runs work in a transaction, possibly shared with other callers',
 // and once it committed, updates the history cache with what it wrote and
@@ -166,62 +86,7 @@ func (p *Provider) commit(ctx context.Context, work commitWork) error {
 }
 
 func (p *Provider) commitShared(ctx context.Context, work commitWork) error {
-	req := &commitRequest{ctx: ctx, work: work, done: make(chan error, 1), lead: make(chan struct{})}
-	return p.commits.run(req, p.sendCountedBatch)
-}
-
-// run queues req and returns its answer, leading batches (sent with send)
-// when the group has fewer leaders than it may.
-func (g *commitGroup) run(req *commitRequest, send func(batch []*commitRequest)) error {
-	if g.add(req) {
-		g.lead(req, send)
-		return <-req.done
-	}
-	return g.follow(req, send)
-}
-
-// follow waits for queued req's answer, and leads if the lead is passed to it
-// first. That lead ends at once if another leader has taken req meanwhile.
-func (g *commitGroup) follow(req *commitRequest, send func(batch []*commitRequest)) error {
-	answered, lead, err := g.wait(req)
-	if !answered {
-		g.lead(req, send)
-		return <-req.done
-	}
-	if lead {
-		g.release()
-	}
-	return err
-}
-
-// wait waits until req is answered or the lead is passed to it. The leader
-// answers every request it took: its statements may be in a transaction that
-// is about to commit. lead is also set when another leader answered req after
-// the lead had been passed to it (req was still queued then): the caller
-// must pass it on (release), or the lead would lapse for good.
-func (g *commitGroup) wait(req *commitRequest) (answered, lead bool, err error) {
-	select {
-	case err = <-req.done:
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return true, req.hasLead, err
-	case <-req.lead:
-		return false, true, nil
-	}
-}
-
-// lead sends batches of the waiting requests until one of its batches or
-// another leader's has taken own, then passes the lead on.
-func (g *commitGroup) lead(own *commitRequest, send func(batch []*commitRequest)) {
-	defer g.release()
-	var batch []*commitRequest
-	for {
-		if batch = g.take(own, batch); len(batch) == 0 {
-			return
-		}
-		send(batch)
-		clear(batch)
-	}
+	return p.commits.Run(group.NewRequest(ctx, work), p.sendCountedBatch)
 }
 
 // sendCountedBatch sends batch and counts it, for tests.
@@ -234,12 +99,12 @@ func (p *Provider) sendCountedBatch(batch []*commitRequest) {
 func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	live := batch[:0:0]
 	for _, req := range batch {
-		if err := req.ctx.Err(); err != nil {
-			req.done <- err
+		if err := req.Ctx.Err(); err != nil {
+			req.Answer(err)
 			continue
 		}
 		if err := claimedEarlier(req, live); err != nil {
-			req.done <- err
+			req.Answer(err)
 			continue
 		}
 		live = append(live, req)
@@ -248,7 +113,7 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	case 0:
 		return
 	case 1:
-		live[0].done <- p.sendAlone(live[0])
+		live[0].Answer(p.sendAlone(live[0]))
 		return
 	}
 	b, calls := p.queueWork(live)
@@ -264,14 +129,14 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 	switch {
 	case err == nil:
 		for _, req := range live {
-			req.done <- nil
+			req.Answer(nil)
 		}
 	case errors.As(err, &pgErr):
 		// A statement failed: the server rolled the whole batch back.
 		if stale := staleClaimants(pgErr, live, calls.claims); stale != nil {
 			p.sendCommitBatch(slices.DeleteFunc(live, func(r *commitRequest) bool {
 				if err, ok := stale[r]; ok {
-					r.done <- err
+					r.Answer(err)
 					return true
 				}
 				return false
@@ -279,13 +144,13 @@ func (p *Provider) sendCommitBatch(batch []*commitRequest) {
 			return
 		}
 		for _, req := range live {
-			req.done <- p.sendAlone(req)
+			req.Answer(p.sendAlone(req))
 		}
 	default:
 		// The connection failed: whether the batch committed is unknown,
 		// as it would be for a single ack.
 		for _, req := range live {
-			req.done <- err
+			req.Answer(err)
 		}
 	}
 }
@@ -308,7 +173,7 @@ func staleClaimants(pgErr *pgconn.PgError, reqs []*commitRequest, claims []*cach
 		if _, err := fmt.Sscanf(head, "claim %d", &k); !ok || err != nil || k < 1 || k > len(claims) {
 			return nil
 		}
-		i := slices.IndexFunc(reqs, func(r *commitRequest) bool { return r.work.claim == claims[k-1] })
+		i := slices.IndexFunc(reqs, func(r *commitRequest) bool { return r.Work.claim == claims[k-1] })
 		if i < 0 {
 			return nil
 		}
@@ -329,7 +194,7 @@ func (p *Provider) sendAlone(req *commitRequest) error {
 	reqs := []*commitRequest{req}
 	b, calls := p.queueWork(reqs)
 	p.commitSends.Add(1)
-	br := p.pool.SendBatch(req.ctx, b)
+	br := p.pool.SendBatch(req.Ctx, b)
 	err := readWork(br, reqs, calls)
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -342,19 +207,19 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 	b := &pgx.Batch{}
 	var calls batchCalls
 	for _, req := range reqs {
-		if w := req.work.workAck; w != nil {
+		if w := req.Work.workAck; w != nil {
 			calls.workAcks = append(calls.workAcks, w)
 		}
-		if c := req.work.claim; c != nil {
+		if c := req.Work.claim; c != nil {
 			calls.claims = append(calls.claims, c)
 		}
-		if a := req.work.ack; a != nil {
+		if a := req.Work.ack; a != nil {
 			calls.acks = append(calls.acks, a)
 		}
-		if f := req.work.fetch; f != nil {
+		if f := req.Work.fetch; f != nil {
 			calls.fetches = append(calls.fetches, f)
 		}
-		calls.fetches = append(calls.fetches, req.work.dueTimers...)
+		calls.fetches = append(calls.fetches, req.Work.dueTimers...)
 	}
 	if len(calls.workAcks) > 0 {
 		queueWorkAcks(b, calls.workAcks)
@@ -364,8 +229,8 @@ func (p *Provider) queueWork(reqs []*commitRequest) (*pgx.Batch, batchCalls) {
 		queueCachedClaims(b, calls.claims)
 	}
 	for _, req := range reqs {
-		if req.work.before.queue != nil {
-			req.work.before.queue(b)
+		if req.Work.before.queue != nil {
+			req.Work.before.queue(b)
 		}
 	}
 	if len(calls.acks) > 0 {
@@ -404,8 +269,8 @@ func readWork(br pgx.BatchResults, reqs []*commitRequest, calls batchCalls) erro
 		}
 	}
 	for _, req := range reqs {
-		if req.work.before.read != nil {
-			if err := req.work.before.read(br); err != nil {
+		if req.Work.before.read != nil {
+			if err := req.Work.before.read(br); err != nil {
 				return err
 			}
 		}

@@ -38,9 +38,7 @@ func (p *Provider) MigrateDownTo(ctx context.Context, version int64) error {
 // SetCommitLeaders sets how many batches the commit group may have in
 // flight (tests that count batches use 1).
 func (p *Provider) SetCommitLeaders(n int) {
-	p.commits.mu.Lock()
-	defer p.commits.mu.Unlock()
-	p.commits.leaders = n
+	p.commits.SetMaxLeaders(n)
 }
 
 // HoldCommits occupies a commit group leader until release is called: with
@@ -62,7 +60,7 @@ func (p *Provider) HoldCommits(ctx context.Context) (release func() error) {
 }
 
 // CommitsWaiting is how many acks wait for the commit group's leader.
-func (p *Provider) CommitsWaiting() int { return p.commits.len() }
+func (p *Provider) CommitsWaiting() int { return p.commits.Len() }
 
 // CommitBatches is how many batches the commit group has sent.
 func (p *Provider) CommitBatches() int64 { return p.commitBatches.Load() }

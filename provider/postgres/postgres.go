@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/group"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
@@ -107,7 +108,7 @@ type Provider struct {
 	closed       chan struct{}
 	stopListener context.CancelFunc
 
-	commits       commitGroup  // acks waiting to share a transaction
+	commits       group.Group[commitWork] // acks waiting to share a transaction
 	commitBatches atomic.Int64 // batches the group has sent, for tests
 	commitSends   atomic.Int64 // transactions it sent (batches, and acks sent again alone), for tests
 }
@@ -165,6 +166,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
 		hist: histcache.New(opts.HistoryCache), timersDue: wake.NewDue(),
 	}
+	p.commits.MaxBatch, p.commits.MaxLeaders = maxCommitBatch, maxCommitLeaders
 	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop

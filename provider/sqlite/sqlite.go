@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/group"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 
@@ -74,7 +75,7 @@ type Provider struct {
 	// (write_batch.go), so they never spin on SQLite's busy handler against
 	// each other and callers arriving together share a commit; other
 	// processes are held off by BEGIN IMMEDIATE.
-	writes  *writeQueue
+	writes  *group.Group[writeWork]
 	batches atomic.Int64 // write transactions run (a batch each), for tests
 
 	orchestratorWork *wake.Signal
@@ -169,7 +170,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		hist:             histcache.New(opts.HistoryCache),
 		opts:             opts,
 		path:             path,
-		writes:           &writeQueue{},
+		writes:           newWriteQueue(),
 		orchestratorWork: wake.NewSignal(),
 		timersDue:        wake.NewDue(),
 		workerWork:       wake.NewSignal(),
@@ -189,9 +190,9 @@ func (p *Provider) Close() error {
 	p.closeOnce.Do(func() {
 		// The queue stops before anything sees the store closed: a writer
 		// waiting then is refused, never run after Close began.
-		p.writes.stop()
+		p.writes.Stop()
 		close(p.closed)
-		p.writes.waitLeader() // the transaction under way commits or fails first
+		p.writes.WaitLeaders() // the transaction under way commits or fails first
 		p.stmts.close()
 		err = p.db.Close()
 	})

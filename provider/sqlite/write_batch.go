@@ -6,114 +6,37 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/group"
 )
 
-// Group commit. SQLite has one writer at a time, and a commit appends every
-// page it changed to the WAL, a system call each: a third of a busy runtime's
-// CPU went there. So a process runs its write transactions one at a time,
-// and the callers that arrive while one commits share the next transaction.
-// Each caller's work runs in its own savepoint, so one that fails (a stale
-// lock token, an instance that already exists) rolls back only its own
-// changes and reports its own error; the others commit.
-//
-// There is no writer goroutine: a caller that finds no transaction under way
-// runs one itself (the leader), with whatever has queued, so an uncontended
-// write costs no hand-off between goroutines. A leader whose own work is done
-// passes the lead to the oldest waiting caller instead of serving others
-// indefinitely.
+// Group commit (provider/internal/group). SQLite has one writer at a time,
+// and a commit appends every page it changed to the WAL, a system call
+// each: a third of a busy runtime's CPU went there. So a process runs its
+// write transactions one at a time (one leader), and the callers that
+// arrive while one commits share the next transaction. Each caller's work
+// runs in its own savepoint, so one that fails (a stale lock token, an
+// instance that already exists) rolls back only its own changes and
+// reports its own error; the others commit.
 
 // maxWriteBatch bounds how many callers share one transaction.
 const maxWriteBatch = 64
 
-// writeRequest is one caller's write transaction, answered on done. lead is
-// closed when the caller is to run the next batches itself.
-type writeRequest struct {
-	ctx  context.Context
-	op   string
-	fn   func(tx *txn) error
-	done chan error
-	lead chan struct{}
+// writeWork is one caller's write transaction.
+type writeWork struct {
+	op string
+	fn func(tx *txn) error
 }
 
-// writeQueue holds the write requests waiting for a leader.
-type writeQueue struct {
-	mu      sync.Mutex
-	pending []*writeRequest
-	leading bool           // some caller holds the lead
-	stopped bool           // the store is closing: nothing more is run
-	leaders sync.WaitGroup // one while leading is true
-}
+// writeRequest is one caller's write transaction in a batch.
+type writeRequest = group.Request[writeWork]
 
-// add queues req and reports whether its caller must lead; false with
-// ok=false once the queue has stopped.
-func (q *writeQueue) add(req *writeRequest) (lead, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.stopped {
-		return false, false
-	}
-	q.pending = append(q.pending, req)
-	if q.leading {
-		return false, true
-	}
-	q.leading = true
-	q.leaders.Add(1)
-	return true, true
-}
-
-// take moves up to maxWriteBatch waiting requests into batch. When the queue
-// has stopped it returns no batch but the requests left, to refuse.
-func (q *writeQueue) take(batch []*writeRequest) (next, refused []*writeRequest) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.stopped {
-		refused, q.pending = q.pending, nil
-		return batch[:0], refused
-	}
-	n := min(len(q.pending), maxWriteBatch)
-	batch = append(batch[:0], q.pending[:n]...)
-	rest := copy(q.pending, q.pending[n:])
-	clear(q.pending[rest:])
-	q.pending = q.pending[:rest]
-	return batch, nil
-}
-
-// release ends the caller's lead: it passes to the oldest waiting request,
-// or lapses when none waits. Once the queue has stopped it lapses and
-// returns the requests still waiting, to refuse.
-func (q *writeQueue) release() (refused []*writeRequest) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.stopped {
-		refused, q.pending = q.pending, nil
-	} else if len(q.pending) > 0 {
-		close(q.pending[0].lead)
-		return nil
-	}
-	q.leading = false
-	q.leaders.Done()
-	return refused
-}
-
-// stop refuses every later request and every waiting one: the leader
-// answers those with ErrClosed once its own batch is done (waitLeader).
-func (q *writeQueue) stop() {
-	q.mu.Lock()
-	q.stopped = true
-	q.mu.Unlock()
-}
-
-// waitLeader waits until no caller leads.
-func (q *writeQueue) waitLeader() { q.leaders.Wait() }
-
-func (q *writeQueue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.pending)
+// newWriteQueue returns the group that runs the provider's writes: one
+// transaction at a time.
+func newWriteQueue() *group.Group[writeWork] {
+	return &group.Group[writeWork]{MaxBatch: maxWriteBatch, MaxLeaders: 1}
 }
 
 // writeTx runs fn in a BEGIN IMMEDIATE transaction and commits it, or rolls
@@ -124,53 +47,21 @@ func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) erro
 	if err := p.checkOpen(op); err != nil {
 		return err
 	}
-	req := &writeRequest{ctx: ctx, op: op, fn: fn, done: make(chan error, 1), lead: make(chan struct{})}
-	lead, ok := p.writes.add(req)
-	if !ok {
+	err := p.writes.Run(group.NewRequest(ctx, writeWork{op: op, fn: fn}), p.sendWrites)
+	if errors.Is(err, group.ErrStopped) {
 		return provider.Permanent(op, "", provider.ErrClosed)
 	}
-	if !lead {
-		// The leader answers every request it took, even when ctx ends:
-		// fn may be running in a transaction that is about to commit.
-		select {
-		case err := <-req.done:
-			return err
-		case <-req.lead:
-		}
-	}
-	p.leadWrites(req)
-	return <-req.done
+	return err
 }
 
-// leadWrites runs batches of the waiting requests until own has been
-// answered, then passes the lead on.
-func (p *Provider) leadWrites(own *writeRequest) {
-	defer func() { refuseWrites(p.writes.release()) }()
-	var batch, refused []*writeRequest
-	for {
-		batch, refused = p.writes.take(batch)
-		refuseWrites(refused)
-		if len(batch) == 0 {
-			return
-		}
-		errs := p.commitBatch(batch)
-		p.batches.Add(1)
-		// Prepared with no connection held, for the next transactions.
-		p.stmts.prepareWanted(context.Background())
-		answered := false
-		for i, req := range batch {
-			req.done <- errs[i]
-			answered = answered || req == own
-		}
-		if answered {
-			return
-		}
-	}
-}
-
-func refuseWrites(reqs []*writeRequest) {
-	for _, req := range reqs {
-		req.done <- provider.Permanent(req.op, "", provider.ErrClosed)
+// sendWrites commits batch in one transaction and answers each request.
+func (p *Provider) sendWrites(batch []*writeRequest) {
+	errs := p.commitBatch(batch)
+	p.batches.Add(1)
+	// Prepared with no connection held, for the next transactions.
+	p.stmts.prepareWanted(context.Background())
+	for i, req := range batch {
+		req.Answer(errs[i])
 	}
 }
 
@@ -184,8 +75,8 @@ func (p *Provider) commitBatch(batch []*writeRequest) []error {
 		live := make([]int, 0, len(batch))
 		for i, req := range batch {
 			if errs[i] == nil {
-				if err := req.ctx.Err(); err != nil {
-					errs[i] = classify(req.op, "", err)
+				if err := req.Ctx.Err(); err != nil {
+					errs[i] = classify(req.Work.op, "", err)
 					continue
 				}
 				live = append(live, i)
@@ -198,14 +89,14 @@ func (p *Provider) commitBatch(batch []*writeRequest) []error {
 		if err == nil {
 			for j, i := range live {
 				if own[j] != nil {
-					errs[i] = classify(batch[i].op, "", own[j])
+					errs[i] = classify(batch[i].Work.op, "", own[j])
 				}
 			}
 			return errs
 		}
 		if !isBusy(err) || time.Now().After(deadline) {
 			for _, i := range live {
-				errs[i] = classify(batch[i].op, "", err)
+				errs[i] = classify(batch[i].Work.op, "", err)
 			}
 			return errs
 		}
@@ -247,9 +138,9 @@ func (p *Provider) tryBatch(batch []*writeRequest, live []int) ([]error, error) 
 // whole transaction (another process's lock, a broken savepoint) is returned
 // as the second value.
 func (p *Provider) runInSavepoint(tx *sql.Tx, req *writeRequest, seq *statusSeq, shared bool) (fnErr, txErr error) {
-	t := &txn{Tx: tx, stmts: p.stmts, ctx: context.WithoutCancel(req.ctx), seq: seq}
+	t := &txn{Tx: tx, stmts: p.stmts, ctx: context.WithoutCancel(req.Ctx), seq: seq}
 	if !shared {
-		if err := req.fn(t); err != nil {
+		if err := req.Work.fn(t); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -257,7 +148,7 @@ func (p *Provider) runInSavepoint(tx *sql.Tx, req *writeRequest, seq *statusSeq,
 	if _, err := t.ExecContext(t.ctx, `SAVEPOINT dx_write`); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	if err := req.fn(t); err != nil {
+	if err := req.Work.fn(t); err != nil {
 		if isBusy(err) {
 			return nil, err
 		}

@@ -33,9 +33,9 @@ func holdWriter(t *testing.T, p *Provider) (release func()) {
 func waitQueued(t *testing.T, p *Provider, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for p.writes.len() < n {
+	for p.writes.Len() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d write requests queued, want %d", p.writes.len(), n)
+			t.Fatalf("%d write requests queued, want %d", p.writes.Len(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -1,6 +1,8 @@
-package postgres
+package group
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"testing"
@@ -10,14 +12,14 @@ import (
 // it the lead (it was still queued then). It must learn that it holds a lead,
 // to pass it on: a lead that lapses unnoticed counts as taken for good, and
 // once every lead has lapsed no ack is ever sent again.
-func TestCommitGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
+func TestGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
 	for range 100 {
-		g := &commitGroup{leaders: 2}
+		g := &Group[int]{MaxBatch: 32, MaxLeaders: 2}
 		a, b, x, y := newRequest(), newRequest(), newRequest(), newRequest()
-		if !g.add(a) || len(g.take(a, nil)) != 1 || !g.add(b) || len(g.take(b, nil)) != 1 {
+		if !g.addLead(a) || len(g.take(a, nil)) != 1 || !g.addLead(b) || len(g.take(b, nil)) != 1 {
 			t.Fatal("want a and b to lead, each with a batch of its own")
 		}
-		if g.add(x) || g.add(y) {
+		if g.addLead(x) || g.addLead(y) {
 			t.Fatal("want x and y to wait: two leaders are busy")
 		}
 		g.release() // a's batch is answered: a passes its lead to x
@@ -45,32 +47,32 @@ func TestCommitGroupKeepsALeadPassedToAnAnsweredCaller(t *testing.T) {
 // first batch. A leader finishing meanwhile must not pass its lead to that
 // caller's queued request: the caller would never see it, and the lead
 // would count as held for good (two such, and no ack is ever sent again).
-func TestCommitGroupPassesNoLeadToALeader(t *testing.T) {
-	g := &commitGroup{leaders: 2}
+func TestGroupPassesNoLeadToALeader(t *testing.T) {
+	g := &Group[int]{MaxBatch: 32, MaxLeaders: 2}
 	log := newBatchLog()
 	a, b := newRequest(), newRequest()
-	if !g.add(a) || len(g.take(a, nil)) != 1 || !g.add(b) {
+	if !g.addLead(a) || len(g.take(a, nil)) != 1 || !g.addLead(b) {
 		t.Fatal("want a and b to lead")
 	}
 	g.release() // a is answered while b has not taken its batch yet
 	g.lead(b, log.sender(b, nil))
 	log.wantAnswered(t, b)
-	if g.leading != 0 || g.len() != 0 {
-		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.len())
+	if g.leading != 0 || g.Len() != 0 {
+		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.Len())
 	}
 }
 
 // A caller woken to lead whose request another leader then took and
 // answered returns at once: it leads no batch of others' requests, and its
 // lead passes to the next waiting caller, who sends what is left.
-func TestCommitGroupAnsweredCallerLeadsNoMore(t *testing.T) {
-	g := &commitGroup{leaders: 2}
+func TestGroupAnsweredCallerLeadsNoMore(t *testing.T) {
+	g := &Group[int]{MaxBatch: 32, MaxLeaders: 2}
 	log := newBatchLog()
 	a, b, x, y, z := newRequest(), newRequest(), newRequest(), newRequest(), newRequest()
-	if !g.add(a) || len(g.take(a, nil)) != 1 || !g.add(b) || len(g.take(b, nil)) != 1 {
+	if !g.addLead(a) || len(g.take(a, nil)) != 1 || !g.addLead(b) || len(g.take(b, nil)) != 1 {
 		t.Fatal("want a and b to lead, each with a batch of its own")
 	}
-	if g.add(x) || g.add(y) {
+	if g.addLead(x) || g.addLead(y) {
 		t.Fatal("want x and y to wait: two leaders are busy")
 	}
 	g.release() // a is answered: the lead passes to x
@@ -83,7 +85,7 @@ func TestCommitGroupAnsweredCallerLeadsNoMore(t *testing.T) {
 	}
 	// y takes x's request with its own before x does; z comes meanwhile.
 	g.lead(y, log.sender(y, func() {
-		if g.add(z) {
+		if g.addLead(z) {
 			t.Error("want z to wait: x and y lead")
 		}
 	}))
@@ -95,18 +97,18 @@ func TestCommitGroupAnsweredCallerLeadsNoMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.wantAnswered(t, x, y, z)
-	if g.leading != 0 || g.len() != 0 {
-		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.len())
+	if g.leading != 0 || g.Len() != 0 {
+		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.Len())
 	}
 }
 
 // A caller woken to lead whose request another leader took but has not
 // answered yet leads no batch either: its answer comes from that leader.
-func TestCommitGroupTakenCallerLeadsNoMore(t *testing.T) {
-	g := &commitGroup{leaders: 2}
+func TestGroupTakenCallerLeadsNoMore(t *testing.T) {
+	g := &Group[int]{MaxBatch: 32, MaxLeaders: 2}
 	log := newBatchLog()
 	a, b, x, y, z := newRequest(), newRequest(), newRequest(), newRequest(), newRequest()
-	if !g.add(a) || len(g.take(a, nil)) != 1 || !g.add(b) || len(g.take(b, nil)) != 1 || g.add(x) || g.add(y) {
+	if !g.addLead(a) || len(g.take(a, nil)) != 1 || !g.addLead(b) || len(g.take(b, nil)) != 1 || g.addLead(x) || g.addLead(y) {
 		t.Fatal("want a and b to lead, x and y to wait")
 	}
 	g.release() // a is answered: the lead passes to x
@@ -114,7 +116,7 @@ func TestCommitGroupTakenCallerLeadsNoMore(t *testing.T) {
 	g.wait(x)
 	g.wait(y)
 	taken := g.take(y, nil) // y's batch, at the server
-	if len(taken) != 2 || g.add(z) {
+	if len(taken) != 2 || g.addLead(z) {
 		t.Fatalf("y took %d requests, want x's and its own; z must wait", len(taken))
 	}
 	g.lead(x, log.sender(x, nil))
@@ -127,25 +129,25 @@ func TestCommitGroupTakenCallerLeadsNoMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.wantAnswered(t, x, y, z)
-	if g.leading != 0 || g.len() != 0 {
-		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.len())
+	if g.leading != 0 || g.Len() != 0 {
+		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.Len())
 	}
 }
 
 // Callers that commit over and over never lead a batch after their own
 // request was answered, and every request is answered. With fewer callers
-// than maxCommitBatch, a leader's first batch holds its own request unless
+// than MaxBatch, a leader's first batch holds its own request unless
 // another leader took it, so a late batch is one led past its own.
-func TestCommitGroupCallersLeadOnlyUntilAnswered(t *testing.T) {
+func TestGroupCallersLeadOnlyUntilAnswered(t *testing.T) {
 	const callers, rounds = 16, 50
-	g := &commitGroup{leaders: 2}
+	g := &Group[int]{MaxBatch: 32, MaxLeaders: 2}
 	log := newBatchLog()
 	var wg sync.WaitGroup
 	for range callers {
 		wg.Go(func() {
 			for range rounds {
 				req := newRequest()
-				if err := g.run(req, log.sender(req, runtime.Gosched)); err != nil {
+				if err := g.Run(req, log.sender(req, runtime.Gosched)); err != nil {
 					t.Error(err)
 				}
 			}
@@ -155,8 +157,8 @@ func TestCommitGroupCallersLeadOnlyUntilAnswered(t *testing.T) {
 	if late := log.totalLate(); late != 0 {
 		t.Errorf("callers led %d batches after their own request was answered, want 0", late)
 	}
-	if g.leading != 0 || g.len() != 0 {
-		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.len())
+	if g.leading != 0 || g.Len() != 0 {
+		t.Fatalf("%d leads held and %d requests queued after every caller is done, want 0 and 0", g.leading, g.Len())
 	}
 }
 
@@ -164,19 +166,19 @@ func TestCommitGroupCallersLeadOnlyUntilAnswered(t *testing.T) {
 // batches it led and those it led after its own request was answered.
 type batchLog struct {
 	mu       sync.Mutex
-	answered map[*commitRequest]bool
-	led      map[*commitRequest]int
-	late     map[*commitRequest]int
+	answered map[*Request[int]]bool
+	led      map[*Request[int]]int
+	late     map[*Request[int]]int
 }
 
 func newBatchLog() *batchLog {
-	return &batchLog{answered: map[*commitRequest]bool{}, led: map[*commitRequest]int{}, late: map[*commitRequest]int{}}
+	return &batchLog{answered: map[*Request[int]]bool{}, led: map[*Request[int]]int{}, late: map[*Request[int]]int{}}
 }
 
 // sender is own's caller's send: it answers every request of the batch,
 // then calls then (if not nil).
-func (l *batchLog) sender(own *commitRequest, then func()) func([]*commitRequest) {
-	return func(batch []*commitRequest) {
+func (l *batchLog) sender(own *Request[int], then func()) func([]*Request[int]) {
+	return func(batch []*Request[int]) {
 		l.mu.Lock()
 		l.led[own]++
 		if l.answered[own] {
@@ -193,13 +195,13 @@ func (l *batchLog) sender(own *commitRequest, then func()) func([]*commitRequest
 	}
 }
 
-func (l *batchLog) sent(own *commitRequest) int {
+func (l *batchLog) sent(own *Request[int]) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.led[own]
 }
 
-func (l *batchLog) lateBatches(own *commitRequest) int {
+func (l *batchLog) lateBatches(own *Request[int]) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.late[own]
@@ -215,7 +217,7 @@ func (l *batchLog) totalLate() int {
 	return n
 }
 
-func (l *batchLog) wantAnswered(t *testing.T, reqs ...*commitRequest) {
+func (l *batchLog) wantAnswered(t *testing.T, reqs ...*Request[int]) {
 	t.Helper()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -226,6 +228,34 @@ func (l *batchLog) wantAnswered(t *testing.T, reqs ...*commitRequest) {
 	}
 }
 
-func newRequest() *commitRequest {
-	return &commitRequest{done: make(chan error, 1), lead: make(chan struct{})}
+func newRequest() *Request[int] { return NewRequest(context.Background(), 0) }
+
+// addLead queues req and reports whether its caller must lead.
+func (g *Group[W]) addLead(req *Request[W]) bool {
+	lead, _ := g.add(req)
+	return lead
+}
+
+// After Stop, a request is refused, the requests queued are refused once
+// the leader's batch is sent, and no lead is left held.
+func TestGroupStopRefusesQueuedAndLaterRequests(t *testing.T) {
+	g := &Group[int]{MaxBatch: 32, MaxLeaders: 1}
+	log := newBatchLog()
+	a, x, y := newRequest(), newRequest(), newRequest()
+	if !g.addLead(a) || len(g.take(a, nil)) != 1 || g.addLead(x) {
+		t.Fatal("want a to lead with its own batch, x to wait")
+	}
+	g.Stop()
+	if err := g.Run(y, log.sender(y, nil)); !errors.Is(err, ErrStopped) {
+		t.Fatalf("a request after Stop: %v, want ErrStopped", err)
+	}
+	a.Answer(nil) // a's batch was sent
+	g.release()
+	if err := g.follow(x, log.sender(x, nil)); !errors.Is(err, ErrStopped) {
+		t.Fatalf("a request queued at Stop: %v, want ErrStopped", err)
+	}
+	g.WaitLeaders()
+	if g.Leading() != 0 || g.Len() != 0 || log.sent(x) != 0 {
+		t.Fatalf("%d leads held, %d requests queued, %d batches sent by x after Stop; want 0, 0, 0", g.Leading(), g.Len(), log.sent(x))
+	}
 }
