@@ -94,7 +94,7 @@ func inputDigestOf(o *v1.Orchestration) string {
 }
 
 // readInput returns the object's spec.input, which the cache does not keep.
-func (r *OrchestrationReconciler) readInput(ctx context.Context, o *v1.Orchestration) (*apiextensionsv1.JSON, error) {
+func (r *orchestrationReconciler) readInput(ctx context.Context, o *v1.Orchestration) (*apiextensionsv1.JSON, error) {
 	if _, stripped := o.Annotations[annotationInputDigest]; !stripped {
 		return o.Spec.Input, nil
 	}

@@ -1,9 +1,31 @@
 package controllers
 
 import (
+	"context"
+
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
+
+// What the envtest tests (package controllers_test) use of the package's
+// unexported side.
+type (
+	Stores = poolStores
+	Store  = poolStore
+)
+
+const (
+	Finalizer           = instanceFinalizer
+	PoolFinalizer       = poolFinalizer
+	SecretFinalizer     = secretFinalizer
+	CondInstanceIDInUse = condInstanceIDInUse
+)
+
+// SetupWithStores is Setup, returning the pools' store clients.
+func SetupWithStores(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
+	return setup(ctx, mgr, cfg)
+}
 
 // NewEventBroadcasterForTest is newEventBroadcaster, for the envtest tests.
 func NewEventBroadcasterForTest(sink events.EventSink, log logr.Logger) events.EventBroadcaster {

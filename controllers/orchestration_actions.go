@@ -24,7 +24,7 @@ import (
 // as InstanceIDInUse; the object never mirrors an instance it did not start.
 // The input is read from the API server: the cache keeps Orchestrations
 // without it (see cache.go).
-func (r *OrchestrationReconciler) start(ctx context.Context, o *v1.Orchestration, store *Store) error {
+func (r *orchestrationReconciler) start(ctx context.Context, o *v1.Orchestration, store *poolStore) error {
 	id := o.Status.InstanceID
 	input, err := r.readInput(ctx, o)
 	if err != nil {
@@ -73,7 +73,7 @@ func adoptCountedEvents(o *v1.Orchestration) {
 // so the runtime records it once even when a crash or a lost status write
 // makes the operator raise it again. An entry the instance can no longer
 // take is reported (condition EventsDelivered), not retried.
-func (r *OrchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchestration, store *Store) error {
+func (r *orchestrationReconciler) raiseEvents(ctx context.Context, o *v1.Orchestration, store *poolStore) error {
 	adoptCountedEvents(o)
 	raised := make(map[string]bool, len(o.Status.RaisedEvents))
 	for _, k := range o.Status.RaisedEvents {
@@ -112,11 +112,11 @@ func undeliveredWhy(err error) string {
 }
 
 // terminate asks the instance to terminate once per requested reason.
-func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestration, store *Store) error {
+func (r *orchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestration, store *poolStore) error {
 	if o.Spec.Terminate == "" || finished(o.Status.Phase) {
 		return nil
 	}
-	if c := findCondition(o, CondTerminating); c != nil && c.Status == metav1.ConditionTrue && c.Message == o.Spec.Terminate {
+	if c := findCondition(o, condTerminating); c != nil && c.Status == metav1.ConditionTrue && c.Message == o.Spec.Terminate {
 		return nil
 	}
 	err := store.Client.Terminate(ctx, o.Status.InstanceID, o.Spec.Terminate)
@@ -126,7 +126,7 @@ func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestra
 	if err != nil {
 		return fmt.Errorf("terminate instance: %w", err)
 	}
-	setCondition(o, CondTerminating, metav1.ConditionTrue, "TerminateRequested", o.Spec.Terminate)
+	setCondition(o, condTerminating, metav1.ConditionTrue, "TerminateRequested", o.Spec.Terminate)
 	r.Recorder.Eventf(o, nil, "Normal", "Terminating", "Terminate", "termination requested: %s", o.Spec.Terminate)
 	return nil
 }
@@ -136,10 +136,10 @@ func (r *OrchestrationReconciler) terminate(ctx context.Context, o *v1.Orchestra
 // keeps the input it started with.
 func checkInput(o *v1.Orchestration) {
 	if o.Status.InputDigest == "" || inputDigestOf(o) == o.Status.InputDigest {
-		removeCondition(o, CondInputChanged)
+		removeCondition(o, condInputChanged)
 		return
 	}
-	setCondition(o, CondInputChanged, metav1.ConditionTrue, "InputImmutable",
+	setCondition(o, condInputChanged, metav1.ConditionTrue, "InputImmutable",
 		"spec.input changed after the instance started; the instance keeps the input it started with")
 }
 

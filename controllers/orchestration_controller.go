@@ -20,17 +20,17 @@ import (
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 )
 
-// Finalizer holds an Orchestration until its deletion policy has been applied.
-const Finalizer = "duroxide.io/instance"
+// instanceFinalizer holds an Orchestration until its deletion policy has been applied.
+const instanceFinalizer = "duroxide.io/instance"
 
-// OrchestrationReconciler starts each Orchestration's instance in its pool's
+// orchestrationReconciler starts each Orchestration's instance in its pool's
 // store, raises its events, terminates it on request and mirrors the instance
 // into the object's status.
-type OrchestrationReconciler struct {
+type orchestrationReconciler struct {
 	Client client.Client
 	// APIReader reads past the cache, after a status write lost a race.
 	APIReader client.Reader
-	Stores    *Stores
+	Stores    *poolStores
 	Recorder  events.EventRecorder
 	Limits    StatusLimits
 	// Resync is how often a running instance is re-read without a change
@@ -71,7 +71,7 @@ func (l StatusLimits) withDefaults() StatusLimits {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings one Orchestration's instance and status in line.
-func (r *OrchestrationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *orchestrationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	if res, done, err := r.buryTombstone(ctx, req); !done {
 		return res, err
 	}
@@ -82,9 +82,9 @@ func (r *OrchestrationReconciler) Reconcile(ctx context.Context, req reconcile.R
 	if !o.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, o)
 	}
-	if !controllerutil.ContainsFinalizer(o, Finalizer) {
+	if !controllerutil.ContainsFinalizer(o, instanceFinalizer) {
 		patch := client.MergeFrom(o.DeepCopy())
-		controllerutil.AddFinalizer(o, Finalizer)
+		controllerutil.AddFinalizer(o, instanceFinalizer)
 		if err := r.Client.Patch(ctx, o, patch); err != nil {
 			return reconcile.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
@@ -95,7 +95,7 @@ func (r *OrchestrationReconciler) Reconcile(ctx context.Context, req reconcile.R
 // syncAndWrite syncs the instance and writes the status. A write that loses
 // a race (the cache served an older object) is repeated once on a fresh read
 // from the API server; the work is idempotent, so repeating it is safe.
-func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+func (r *orchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
 	for attempt := 0; ; attempt++ {
 		before := o.Status.DeepCopy()
 		result, err := r.sync(ctx, o)
@@ -127,7 +127,7 @@ func (r *OrchestrationReconciler) syncAndWrite(ctx context.Context, o *v1.Orches
 const raceRetry = 200 * time.Millisecond
 
 // sync acts on the instance and fills o.Status; the caller writes the status.
-func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+func (r *orchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
 	if finished(o.Status.Phase) && o.Status.ObservedGeneration == o.Generation {
 		return r.expireAfterTTL(ctx, o)
 	}
@@ -141,7 +141,7 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 	case errors.Is(err, errIDInUse):
 		return reconcile.Result{RequeueAfter: r.Resync}, nil
 	case err != nil:
-		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+		setCondition(o, condStoreReachable, metav1.ConditionFalse, reasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	case claimed:
 		// The claim goes to the API server before the start (see claimInstanceID).
@@ -149,14 +149,14 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 	}
 	view, err := readInstance(ctx, store, o.Status.InstanceID, r.Limits.Children)
 	if err != nil {
-		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+		setCondition(o, condStoreReachable, metav1.ConditionFalse, reasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	}
 	if err := r.reportUnconsumedEvents(ctx, o, store, view); err != nil {
-		setCondition(o, CondStoreReachable, metav1.ConditionFalse, ReasonStoreUnreachable, err.Error())
+		setCondition(o, condStoreReachable, metav1.ConditionFalse, reasonStoreUnreachable, err.Error())
 		return reconcile.Result{RequeueAfter: r.Stores.MinBackoff}, nil
 	}
-	setCondition(o, CondStoreReachable, metav1.ConditionTrue, "Connected", "the pool's store is reachable")
+	setCondition(o, condStoreReachable, metav1.ConditionTrue, "Connected", "the pool's store is reachable")
 	r.mirror(o, view)
 	o.Status.ObservedGeneration = o.Generation
 	if o.Status.Phase == v1.PhasePending {
@@ -172,7 +172,7 @@ func (r *OrchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 // terminates on request. Each step is idempotent, so repeating it after a
 // failed status write is harmless. claimed asks for the status to be written
 // before going on.
-func (r *OrchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, store *Store) (claimed bool, err error) {
+func (r *orchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, store *poolStore) (claimed bool, err error) {
 	if o.Status.InstanceID == "" {
 		if claimed, err := r.claimInstanceID(ctx, o, store); claimed || err != nil {
 			return claimed, err
@@ -195,11 +195,11 @@ func (r *OrchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, 
 // storeFor resolves the Orchestration's pool and returns its store. The pool
 // and its Secret are held first: the deletion policy of an instance started
 // with this store needs both.
-func (r *OrchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestration) (*Store, error) {
+func (r *orchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestration) (*poolStore, error) {
 	pool := &v1.WorkerPool{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}, pool); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &StoreError{Reason: ReasonPoolNotFound,
+			return nil, &storeError{Reason: reasonPoolNotFound,
 				Err: fmt.Errorf("WorkerPool %q not found in namespace %s", o.Spec.WorkerPool, o.Namespace)}
 		}
 		return nil, fmt.Errorf("get WorkerPool %q: %w", o.Spec.WorkerPool, err)
@@ -216,20 +216,20 @@ func (r *OrchestrationReconciler) storeFor(ctx context.Context, o *v1.Orchestrat
 // storeUnavailable records why the store cannot be used. A missing pool waits
 // for the pool to appear (the pool watch wakes it); the other causes retry
 // on the store's backoff.
-func (r *OrchestrationReconciler) storeUnavailable(o *v1.Orchestration, err error) (reconcile.Result, error) {
+func (r *orchestrationReconciler) storeUnavailable(o *v1.Orchestration, err error) (reconcile.Result, error) {
 	se, ok := isStoreError(err)
 	if !ok {
 		return reconcile.Result{}, err
 	}
-	if !meta.IsStatusConditionPresentAndEqual(o.Status.Conditions, CondStoreReachable, metav1.ConditionFalse) ||
-		meta.FindStatusCondition(o.Status.Conditions, CondStoreReachable).Reason != se.Reason {
+	if !meta.IsStatusConditionPresentAndEqual(o.Status.Conditions, condStoreReachable, metav1.ConditionFalse) ||
+		meta.FindStatusCondition(o.Status.Conditions, condStoreReachable).Reason != se.Reason {
 		r.Recorder.Eventf(o, nil, "Warning", se.Reason, "Reconcile", "%s", se.Error())
 	}
-	setCondition(o, CondStoreReachable, metav1.ConditionFalse, se.Reason, se.Error())
+	setCondition(o, condStoreReachable, metav1.ConditionFalse, se.Reason, se.Error())
 	if o.Status.Phase == "" {
 		o.Status.Phase = v1.PhasePending
 	}
-	if se.Reason == ReasonPoolNotFound {
+	if se.Reason == reasonPoolNotFound {
 		return reconcile.Result{RequeueAfter: 5 * time.Minute}, nil
 	}
 	pool := types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}
@@ -239,7 +239,7 @@ func (r *OrchestrationReconciler) storeUnavailable(o *v1.Orchestration, err erro
 // updateStatus writes the status when it changed. raced reports a conflict:
 // the object changed since it was read, and the reconcile must be repeated
 // (its work is idempotent) on the newer object.
-func (r *OrchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orchestration, before *v1.OrchestrationStatus) (raced bool, err error) {
+func (r *orchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orchestration, before *v1.OrchestrationStatus) (raced bool, err error) {
 	if statusEqual(before, &o.Status) {
 		return false, nil
 	}
@@ -259,7 +259,7 @@ func (r *OrchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orches
 
 // instanceChanged maps a store's status change to the Orchestrations that
 // mirror the instance.
-func (r *OrchestrationReconciler) instanceChanged(pool types.NamespacedName, instance string) {
+func (r *orchestrationReconciler) instanceChanged(pool types.NamespacedName, instance string) {
 	var list v1.OrchestrationList
 	err := r.Client.List(context.Background(), &list, client.InNamespace(pool.Namespace),
 		client.MatchingFields{indexInstance: instanceKey(pool.Name, instance)})
@@ -276,4 +276,4 @@ func finished(p v1.OrchestrationPhase) bool {
 }
 
 // ReasonPoolNotFound: the Orchestration names a WorkerPool that does not exist.
-const ReasonPoolNotFound = "PoolNotFound"
+const reasonPoolNotFound = "PoolNotFound"

@@ -19,15 +19,15 @@ import (
 )
 
 // finalize applies the deletion policy, then lets the object go.
-func (r *OrchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(o, Finalizer) {
+func (r *orchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(o, instanceFinalizer) {
 		return reconcile.Result{}, nil
 	}
 	retry, err := r.applyDeletionPolicy(ctx, o)
 	if err != nil {
 		if se, ok := isStoreError(err); ok {
 			before := o.Status.DeepCopy()
-			setCondition(o, CondStoreReachable, metav1.ConditionFalse, se.Reason, "deletion waits: "+se.Error())
+			setCondition(o, condStoreReachable, metav1.ConditionFalse, se.Reason, "deletion waits: "+se.Error())
 			if _, uerr := r.updateStatus(ctx, o, before); uerr != nil {
 				return reconcile.Result{}, uerr
 			}
@@ -40,7 +40,7 @@ func (r *OrchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestrat
 		return reconcile.Result{RequeueAfter: retry}, nil
 	}
 	patch := client.MergeFrom(o.DeepCopy())
-	controllerutil.RemoveFinalizer(o, Finalizer)
+	controllerutil.RemoveFinalizer(o, instanceFinalizer)
 	if err := r.Client.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
@@ -49,19 +49,19 @@ func (r *OrchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestrat
 
 // applyDeletionPolicy acts on the instance as spec.deletionPolicy says. A
 // positive retry means: not done yet, ask again then.
-func (r *OrchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1.Orchestration) (retry time.Duration, err error) {
+func (r *orchestrationReconciler) applyDeletionPolicy(ctx context.Context, o *v1.Orchestration) (retry time.Duration, err error) {
 	policy := o.Spec.DeletionPolicy
 	id, claimed := deletionTarget(o)
 	if policy == v1.DeletionOrphan || id == "" {
 		return 0, nil
 	}
 	store, err := r.storeFor(ctx, o)
-	if se, ok := isStoreError(err); ok && (se.Reason == ReasonPoolNotFound || !claimed && se.Reason != ReasonStoreUnreachable) {
+	if se, ok := isStoreError(err); ok && (se.Reason == reasonPoolNotFound || !claimed && se.Reason != reasonStoreUnreachable) {
 		// Without its pool (or, for an object that recorded no start, a
 		// usable Secret) there is no store to act on; holding the object
 		// forever would help nobody.
 		if claimed {
-			r.Recorder.Eventf(o, nil, "Warning", ReasonPoolNotFound, "Delete",
+			r.Recorder.Eventf(o, nil, "Warning", reasonPoolNotFound, "Delete",
 				"deletion policy %s not applied: %s", policy, se.Error())
 		}
 		return 0, nil
@@ -88,7 +88,7 @@ func deletionTarget(o *v1.Orchestration) (id string, claimed bool) {
 	if o.Status.InstanceID != "" {
 		return o.Status.InstanceID, true
 	}
-	if o.Spec.InstanceID != "" || isTrue(o, CondInstanceIDInUse) {
+	if o.Spec.InstanceID != "" || isTrue(o, condInstanceIDInUse) {
 		return "", false
 	}
 	return wantedInstanceID(o), false
@@ -111,14 +111,14 @@ func keepStartOf(did, fresh *v1.Orchestration) {
 	if fresh.Status.Phase == "" {
 		fresh.Status.Phase = did.Status.Phase
 	}
-	if c := findCondition(did, CondInstanceIDInUse); c != nil {
+	if c := findCondition(did, condInstanceIDInUse); c != nil {
 		setCondition(fresh, c.Type, c.Status, c.Reason, c.Message)
 	}
 }
 
 // terminateForDeletion applies the Terminate policy to a running instance,
 // or to a start still queued (a worker runs it, then the terminate).
-func (r *OrchestrationReconciler) terminateForDeletion(ctx context.Context, o *v1.Orchestration, store *Store, id string) (time.Duration, error) {
+func (r *orchestrationReconciler) terminateForDeletion(ctx context.Context, o *v1.Orchestration, store *poolStore, id string) (time.Duration, error) {
 	if finished(o.Status.Phase) {
 		return 0, nil
 	}
@@ -140,7 +140,7 @@ func (r *OrchestrationReconciler) terminateForDeletion(ctx context.Context, o *v
 // worker will run the terminating turn (the pool is being deleted, as in a
 // namespace deletion, or none is live), the operator runs it and the store
 // records the end at once; otherwise a worker applies the message.
-func (r *OrchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchestration, store *Store, id string) error {
+func (r *orchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchestration, store *poolStore, id string) error {
 	reason := "Orchestration " + o.Namespace + "/" + o.Name + " deleted"
 	if !r.workersWillCome(ctx, o, store) {
 		return store.Client.TerminateNow(ctx, id, reason)
@@ -150,7 +150,7 @@ func (r *OrchestrationReconciler) endInstance(ctx context.Context, o *v1.Orchest
 
 // workersWillCome reports whether a worker can be expected to run the
 // instance's next turn: its pool stays and some worker announced itself.
-func (r *OrchestrationReconciler) workersWillCome(ctx context.Context, o *v1.Orchestration, store *Store) bool {
+func (r *orchestrationReconciler) workersWillCome(ctx context.Context, o *v1.Orchestration, store *poolStore) bool {
 	pool := &v1.WorkerPool{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}, pool); err != nil ||
 		!pool.DeletionTimestamp.IsZero() {
@@ -164,7 +164,7 @@ func (r *OrchestrationReconciler) workersWillCome(ctx context.Context, o *v1.Orc
 // first when running. An instance whose first turn has not run yet does not
 // exist to delete: it is terminated, and the purge waits until a worker has
 // recorded it, lest its queued start create it after the delete.
-func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration, store *Store, id string) (time.Duration, error) {
+func (r *orchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration, store *poolStore, id string) (time.Duration, error) {
 	res, err := store.Client.Delete(ctx, id, true)
 	if errors.Is(err, provider.ErrNotFound) {
 		if o.Status.Phase != v1.PhasePending && o.Status.Phase != "" {
@@ -191,7 +191,7 @@ func (r *OrchestrationReconciler) purge(ctx context.Context, o *v1.Orchestration
 
 // expireAfterTTL deletes a finished Orchestration once its TTL has passed
 // (its deletion policy then applies), or asks to be called back then.
-func (r *OrchestrationReconciler) expireAfterTTL(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+func (r *orchestrationReconciler) expireAfterTTL(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
 	ttl := o.Spec.TTLSecondsAfterFinished
 	if ttl == nil || o.Status.CompletionTime == nil {
 		return reconcile.Result{}, nil

@@ -24,13 +24,13 @@ func markUndelivered(o *v1.Orchestration, keys []string) {
 		return
 	}
 	all := append(undeliveredKeys(o), keys...)
-	setCondition(o, CondEventsDelivered, metav1.ConditionFalse, ReasonInstanceFinished,
+	setCondition(o, condEventsDelivered, metav1.ConditionFalse, reasonInstanceFinished,
 		undeliveredPrefix+strings.Join(all, ", ")+undeliveredSuffix)
 }
 
 // undeliveredKeys are the keys the EventsDelivered condition names.
 func undeliveredKeys(o *v1.Orchestration) []string {
-	c := findCondition(o, CondEventsDelivered)
+	c := findCondition(o, condEventsDelivered)
 	if c == nil || c.Status != metav1.ConditionFalse || !strings.HasPrefix(c.Message, undeliveredPrefix) {
 		return nil
 	}
@@ -46,7 +46,7 @@ func undeliveredKeys(o *v1.Orchestration) []string {
 // and never consumes it, so a raise that succeeded proves nothing: every key
 // raised and not yet reported must be in the history, and those that are
 // not are reported as undelivered.
-func (r *OrchestrationReconciler) reportUnconsumedEvents(ctx context.Context, o *v1.Orchestration, store *Store, view *instanceView) error {
+func (r *orchestrationReconciler) reportUnconsumedEvents(ctx context.Context, o *v1.Orchestration, store *poolStore, view *instanceView) error {
 	if view.status == nil || !view.status.Finished() || finished(o.Status.Phase) {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (r *OrchestrationReconciler) reportUnconsumedEvents(ctx context.Context, o 
 // of the instance recorded, reading executions from the last back and
 // stopping once every key is found: an instance that continued as new
 // recorded earlier events in earlier executions.
-func missingFromHistory(ctx context.Context, store *Store, id string, lastExecution int64, prefix string, keys []string) ([]string, error) {
+func missingFromHistory(ctx context.Context, store *poolStore, id string, lastExecution int64, prefix string, keys []string) ([]string, error) {
 	missing := slices.Clone(keys)
 	for exec := lastExecution; exec >= 1 && len(missing) > 0; exec-- {
 		history, err := store.provider.ReadHistory(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: exec})

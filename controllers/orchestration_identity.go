@@ -14,11 +14,11 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// CondInstanceIDInUse is True while the instance ID an Orchestration would
+// condInstanceIDInUse is True while the instance ID an Orchestration would
 // start belongs to another Orchestration, or to an instance already in the
 // store that spec.idReusePolicy does not let it replace: nothing was started
 // for this object, and its deletion policy touches nothing.
-const CondInstanceIDInUse = "InstanceIDInUse"
+const condInstanceIDInUse = "InstanceIDInUse"
 
 // instanceID is the store ID of the Orchestration's instance: the one it
 // claimed, or the one it would claim.
@@ -51,7 +51,7 @@ var errIDInUse = errors.New("instance ID in use")
 // store, and the claim must be written before the start (claimed is true:
 // write the status, then come back), so that a start repeated after a lost
 // status write is never mistaken for somebody else's instance.
-func (r *OrchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orchestration, store *Store) (claimed bool, err error) {
+func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orchestration, store *poolStore) (claimed bool, err error) {
 	id := wantedInstanceID(o)
 	if o.Spec.InstanceID == "" {
 		o.Status.InstanceID = id
@@ -65,14 +65,14 @@ func (r *OrchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orc
 	}
 	o.Status.InstanceID = id
 	o.Status.Phase = v1.PhasePending
-	setCondition(o, CondInstanceIDInUse, metav1.ConditionFalse, "Claimed", fmt.Sprintf("instance ID %q is this object's", id))
+	setCondition(o, condInstanceIDInUse, metav1.ConditionFalse, "Claimed", fmt.Sprintf("instance ID %q is this object's", id))
 	return true, nil
 }
 
 // keepClaim re-checks a claimed explicit ID against Orchestrations that
 // claimed it at the same time (their caches had not seen each other yet):
 // the older object keeps it, the younger gives it up.
-func (r *OrchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestration) error {
+func (r *orchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestration) error {
 	if o.Spec.InstanceID == "" {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (r *OrchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestra
 // otherHolder names another Orchestration of the pool that holds id or has
 // the better right to it: one that claimed it, or, when neither did, the
 // older one.
-func (r *OrchestrationReconciler) otherHolder(ctx context.Context, o *v1.Orchestration, id string) (string, error) {
+func (r *orchestrationReconciler) otherHolder(ctx context.Context, o *v1.Orchestration, id string) (string, error) {
 	var list v1.OrchestrationList
 	if err := r.Client.List(ctx, &list, client.InNamespace(o.Namespace),
 		client.MatchingFields{indexInstance: instanceKey(o.Spec.WorkerPool, id)}); err != nil {
@@ -124,7 +124,7 @@ func reusePolicyOf(o *v1.Orchestration) runtime.IDReusePolicy {
 // storeHolder says what already uses id in the store and may not be
 // replaced under reuse: an instance (with its owner when one was recorded)
 // or a queued start. The store checks again when the instance starts.
-func storeHolder(ctx context.Context, store *Store, id string, reuse runtime.IDReusePolicy) (string, error) {
+func storeHolder(ctx context.Context, store *poolStore, id string, reuse runtime.IDReusePolicy) (string, error) {
 	st, err := store.Client.Status(ctx, id)
 	if errors.Is(err, provider.ErrNotFound) {
 		return "", nil
@@ -181,17 +181,17 @@ func storeHolderOf(status provider.ExecutionStatus, owner, why string) string {
 }
 
 // idInUse records the clash; a store error is left to the caller's retry.
-func (r *OrchestrationReconciler) idInUse(o *v1.Orchestration, id, holder string, err error) error {
+func (r *orchestrationReconciler) idInUse(o *v1.Orchestration, id, holder string, err error) error {
 	if err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("instance ID %q is used by %s; nothing was started for this object: "+
 		"delete the other user, let spec.idReusePolicy replace an instance in the store, "+
 		"or choose another spec.instanceID (recreate the object)", id, holder)
-	if c := findCondition(o, CondInstanceIDInUse); c == nil || c.Status != metav1.ConditionTrue {
-		r.Recorder.Eventf(o, nil, "Warning", CondInstanceIDInUse, "Start", "%s", msg)
+	if c := findCondition(o, condInstanceIDInUse); c == nil || c.Status != metav1.ConditionTrue {
+		r.Recorder.Eventf(o, nil, "Warning", condInstanceIDInUse, "Start", "%s", msg)
 	}
-	setCondition(o, CondInstanceIDInUse, metav1.ConditionTrue, CondInstanceIDInUse, msg)
+	setCondition(o, condInstanceIDInUse, metav1.ConditionTrue, condInstanceIDInUse, msg)
 	if o.Status.Phase == "" {
 		o.Status.Phase = v1.PhasePending
 	}

@@ -14,10 +14,10 @@ import (
 )
 
 // Reasons of the Running condition while a started instance has not run its
-// first turn (besides ReasonNotRegistered).
+// first turn (besides reasonNotRegistered).
 const (
-	ReasonPending       = "Pending"
-	ReasonNoLiveWorkers = "NoLiveWorkers"
+	reasonPending       = "Pending"
+	reasonNoLiveWorkers = "NoLiveWorkers"
 )
 
 // pendingGrace is how long an instance may wait for its first turn before
@@ -30,37 +30,37 @@ const pendingGrace = 5 * time.Second
 // run its first turn yet, from the workers' announcements in the store: no
 // live worker, no live worker that registers the orchestration, or simply
 // waiting for one. It returns when to look again.
-func (r *OrchestrationReconciler) explainPending(ctx context.Context, o *v1.Orchestration, store *Store) time.Duration {
-	reason, msg := ReasonPending, "started; waiting for a worker of pool "+o.Spec.WorkerPool+" to run the first turn"
+func (r *orchestrationReconciler) explainPending(ctx context.Context, o *v1.Orchestration, store *poolStore) time.Duration {
+	reason, msg := reasonPending, "started; waiting for a worker of pool "+o.Spec.WorkerPool+" to run the first turn"
 	waited := time.Since(pendingSince(o))
 	if waited < pendingGrace {
-		setCondition(o, CondRunning, metav1.ConditionFalse, reason, msg)
+		setCondition(o, condRunning, metav1.ConditionFalse, reason, msg)
 		return pendingGrace - waited
 	}
 	if workers, ok := store.liveWorkers(ctx); ok {
 		switch {
 		case len(workers) == 0:
-			reason = ReasonNoLiveWorkers
+			reason = reasonNoLiveWorkers
 			msg = fmt.Sprintf("no worker of pool %s has announced itself in the last %s: is the pool scaled to 0, or are its pods failing?",
 				o.Spec.WorkerPool, liveWorkerWindow)
 		case !anyRegisters(workers, o.Spec.Orchestration, o.Spec.Version):
-			reason = ReasonNotRegistered
+			reason = reasonNotRegistered
 			msg = fmt.Sprintf("none of the %d live workers of pool %s registers orchestration %q%s (they register %s); "+
 				"the instance waits for a worker that does, and fails at the runtime's attempt limit if none comes",
 				len(workers), o.Spec.WorkerPool, o.Spec.Orchestration, versionSuffix(o.Spec.Version), registeredNames(workers))
 		}
 	}
-	if c := findCondition(o, CondRunning); reason != ReasonPending && (c == nil || c.Reason != reason) {
+	if c := findCondition(o, condRunning); reason != reasonPending && (c == nil || c.Reason != reason) {
 		r.Recorder.Eventf(o, nil, "Warning", reason, "Pending", "%s", msg)
 	}
-	setCondition(o, CondRunning, metav1.ConditionFalse, reason, msg)
+	setCondition(o, condRunning, metav1.ConditionFalse, reason, msg)
 	return r.Resync
 }
 
 // pendingSince is when the instance began to wait: the Running condition
 // turned False then, and reason changes keep that time.
 func pendingSince(o *v1.Orchestration) time.Time {
-	if c := findCondition(o, CondRunning); c != nil && c.Status == metav1.ConditionFalse {
+	if c := findCondition(o, condRunning); c != nil && c.Status == metav1.ConditionFalse {
 		return c.LastTransitionTime.Time
 	}
 	return time.Now()

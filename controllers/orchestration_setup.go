@@ -39,7 +39,7 @@ func instanceKey(pool, instance string) string { return pool + "\x00" + instance
 // SetupWithManager registers the reconciler, its indexes and its sources:
 // Orchestration spec changes and deletions, pools appearing or changing
 // their store, and the stores' status change reports.
-func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+func (r *orchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	if r.Resync <= 0 {
 		r.Resync = 30 * time.Second
 	}
@@ -77,7 +77,7 @@ func (r *OrchestrationReconciler) SetupWithManager(ctx context.Context, mgr ctrl
 
 // orchestrationsOfPool wakes the Orchestrations of a pool that appeared or
 // changed its store settings.
-func (r *OrchestrationReconciler) orchestrationsOfPool(ctx context.Context, pool client.Object) []reconcile.Request {
+func (r *orchestrationReconciler) orchestrationsOfPool(ctx context.Context, pool client.Object) []reconcile.Request {
 	var list v1.OrchestrationList
 	if err := r.Client.List(ctx, &list, client.InNamespace(pool.GetNamespace()), client.MatchingFields{indexPool: pool.GetName()}); err != nil {
 		return nil
@@ -94,7 +94,7 @@ func (r *OrchestrationReconciler) orchestrationsOfPool(ctx context.Context, pool
 
 // orchestrationsOfSecret wakes the Orchestrations of the pools whose store a
 // Secret opens, when it appears or changes.
-func (r *OrchestrationReconciler) orchestrationsOfSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+func (r *orchestrationReconciler) orchestrationsOfSecret(ctx context.Context, secret client.Object) []reconcile.Request {
 	var reqs []reconcile.Request
 	for _, pool := range poolsUsingSecret(ctx, r.Client, r.Stores, secret) {
 		p := &v1.WorkerPool{}

@@ -17,16 +17,16 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// Condition types of an Orchestration (and CondInstanceIDInUse).
+// Condition types of an Orchestration (and condInstanceIDInUse).
 const (
 	// CondStoreReachable: the pool exists and its store can be used.
-	CondStoreReachable  = "StoreReachable"
-	CondRunning         = "Running"
-	CondSucceeded       = "Succeeded"
-	CondFailed          = "Failed"
-	CondTerminating     = "Terminating"
-	CondInputChanged    = "InputChanged"
-	CondEventsDelivered = "EventsDelivered"
+	condStoreReachable  = "StoreReachable"
+	condRunning         = "Running"
+	condSucceeded       = "Succeeded"
+	condFailed          = "Failed"
+	condTerminating     = "Terminating"
+	condInputChanged    = "InputChanged"
+	condEventsDelivered = "EventsDelivered"
 	// condReadyBefore is what StoreReachable was called before: removed
 	// from objects written by older operators.
 	condReadyBefore = "Ready"
@@ -34,13 +34,13 @@ const (
 
 // Reasons for an instance that cannot take events or is gone.
 const (
-	ReasonInstanceFinished = "InstanceFinished"
-	ReasonInstanceNotFound = "InstanceNotFound"
+	reasonInstanceFinished = "InstanceFinished"
+	reasonInstanceNotFound = "InstanceNotFound"
 )
 
 // ReasonNotRegistered: no worker of the pool has the orchestration (or the
 // pinned version) registered.
-const ReasonNotRegistered = "OrchestrationNotRegistered"
+const reasonNotRegistered = "OrchestrationNotRegistered"
 
 // instanceView is what the store says about an instance.
 type instanceView struct {
@@ -53,7 +53,7 @@ type instanceView struct {
 
 // readInstance reads the instance's status, its current execution's size
 // and its children: three cheap queries, no history.
-func readInstance(ctx context.Context, store *Store, id string, maxChildren int) (*instanceView, error) {
+func readInstance(ctx context.Context, store *poolStore, id string, maxChildren int) (*instanceView, error) {
 	st, err := store.Client.Status(ctx, id)
 	if errors.Is(err, provider.ErrNotFound) {
 		return &instanceView{gone: true}, nil
@@ -82,7 +82,7 @@ func readInstance(ctx context.Context, store *Store, id string, maxChildren int)
 }
 
 // mirror copies the instance's state into o.Status, within the limits.
-func (r *OrchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView) {
+func (r *orchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView) {
 	s := &o.Status
 	if view.gone {
 		r.mirrorGone(o)
@@ -127,23 +127,23 @@ func (r *OrchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView
 // mirrorGone reports an instance that this object started but that is in the
 // store no more (deleted by a tool, or its queued start removed): it will not
 // come back, so the object fails rather than wait forever.
-func (r *OrchestrationReconciler) mirrorGone(o *v1.Orchestration) {
+func (r *orchestrationReconciler) mirrorGone(o *v1.Orchestration) {
 	s := &o.Status
-	if s.Phase == v1.PhaseFailed && s.Failure != nil && s.Failure.Class == ReasonInstanceNotFound {
+	if s.Phase == v1.PhaseFailed && s.Failure != nil && s.Failure.Class == reasonInstanceNotFound {
 		return
 	}
 	msg := fmt.Sprintf("instance %q is no longer in the store: it was deleted outside this object (with the CLI or the API?); "+
 		"delete this Orchestration and apply it again to start a new run", s.InstanceID)
 	s.Phase = v1.PhaseFailed
-	s.Failure = &v1.OrchestrationFailure{Class: ReasonInstanceNotFound, Message: msg}
+	s.Failure = &v1.OrchestrationFailure{Class: reasonInstanceNotFound, Message: msg}
 	s.Output, s.OutputTruncated, s.CustomStatus = "", false, ""
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 	s.CompletionTime = &now
 	s.Duration = durationOf(s)
-	setCondition(o, CondRunning, metav1.ConditionFalse, ReasonInstanceNotFound, msg)
-	setCondition(o, CondSucceeded, metav1.ConditionFalse, ReasonInstanceNotFound, msg)
-	setCondition(o, CondFailed, metav1.ConditionTrue, ReasonInstanceNotFound, msg)
-	removeCondition(o, CondTerminating)
+	setCondition(o, condRunning, metav1.ConditionFalse, reasonInstanceNotFound, msg)
+	setCondition(o, condSucceeded, metav1.ConditionFalse, reasonInstanceNotFound, msg)
+	setCondition(o, condFailed, metav1.ConditionTrue, reasonInstanceNotFound, msg)
+	removeCondition(o, condTerminating)
 }
 
 // durationOf is how long a finished instance ran, for listings.
@@ -160,19 +160,19 @@ func setPhaseConditions(o *v1.Orchestration) {
 	s := &o.Status
 	switch s.Phase {
 	case v1.PhaseRunning:
-		setCondition(o, CondRunning, metav1.ConditionTrue, "Running", fmt.Sprintf("execution %d is running", s.ExecutionID))
+		setCondition(o, condRunning, metav1.ConditionTrue, "Running", fmt.Sprintf("execution %d is running", s.ExecutionID))
 	case v1.PhaseCompleted:
-		setCondition(o, CondRunning, metav1.ConditionFalse, "Completed", "the instance completed")
-		setCondition(o, CondSucceeded, metav1.ConditionTrue, "Completed", "the instance completed")
-		setCondition(o, CondFailed, metav1.ConditionFalse, "Completed", "the instance completed")
+		setCondition(o, condRunning, metav1.ConditionFalse, "Completed", "the instance completed")
+		setCondition(o, condSucceeded, metav1.ConditionTrue, "Completed", "the instance completed")
+		setCondition(o, condFailed, metav1.ConditionFalse, "Completed", "the instance completed")
 	case v1.PhaseFailed, v1.PhaseTerminated:
 		reason, msg := failureReason(s)
-		setCondition(o, CondRunning, metav1.ConditionFalse, string(s.Phase), msg)
-		setCondition(o, CondSucceeded, metav1.ConditionFalse, string(s.Phase), msg)
-		setCondition(o, CondFailed, metav1.ConditionTrue, reason, msg)
+		setCondition(o, condRunning, metav1.ConditionFalse, string(s.Phase), msg)
+		setCondition(o, condSucceeded, metav1.ConditionFalse, string(s.Phase), msg)
+		setCondition(o, condFailed, metav1.ConditionTrue, reason, msg)
 	}
 	if finished(s.Phase) {
-		removeCondition(o, CondTerminating)
+		removeCondition(o, condTerminating)
 	}
 }
 
@@ -189,8 +189,8 @@ func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
 		}
 		return "Terminated", msg
 	}
-	if s.Failure != nil && s.Failure.Class == ReasonInstanceNotFound {
-		return ReasonInstanceNotFound, s.Failure.Message
+	if s.Failure != nil && s.Failure.Class == reasonInstanceNotFound {
+		return reasonInstanceNotFound, s.Failure.Message
 	}
 	if s.Failure == nil {
 		return "Failed", "the instance failed"
@@ -198,7 +198,7 @@ func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
 	msg := s.Failure.Message
 	switch {
 	case s.Failure.Class == string(provider.ErrorConfiguration) && strings.Contains(msg, "is not registered"):
-		return ReasonNotRegistered, msg + " (no worker of the pool registers it: deploy a worker image that does, then recreate this Orchestration)"
+		return reasonNotRegistered, msg + " (no worker of the pool registers it: deploy a worker image that does, then recreate this Orchestration)"
 	case s.Failure.Class == string(provider.ErrorConfiguration):
 		return "ConfigurationError", msg
 	case s.Failure.Class == string(provider.ErrorInfrastructure):
@@ -248,7 +248,7 @@ func statusEqual(a, b *v1.OrchestrationStatus) bool {
 }
 
 // recordPhaseChange emits a Kubernetes Event when the phase moved.
-func (r *OrchestrationReconciler) recordPhaseChange(o *v1.Orchestration, from v1.OrchestrationPhase) {
+func (r *orchestrationReconciler) recordPhaseChange(o *v1.Orchestration, from v1.OrchestrationPhase) {
 	to := o.Status.Phase
 	if to == from || to == "" || to == v1.PhasePending {
 		return
@@ -284,14 +284,14 @@ func summarize(o *v1.Orchestration) {
 		typ    string
 		status metav1.ConditionStatus
 	}{
-		{CondInstanceIDInUse, metav1.ConditionTrue},
-		{CondStoreReachable, metav1.ConditionFalse},
-		{CondFailed, metav1.ConditionTrue},
-		{CondEventsDelivered, metav1.ConditionFalse},
-		{CondTerminating, metav1.ConditionTrue},
-		{CondSucceeded, metav1.ConditionTrue},
-		{CondRunning, metav1.ConditionTrue},
-		{CondRunning, metav1.ConditionFalse},
+		{condInstanceIDInUse, metav1.ConditionTrue},
+		{condStoreReachable, metav1.ConditionFalse},
+		{condFailed, metav1.ConditionTrue},
+		{condEventsDelivered, metav1.ConditionFalse},
+		{condTerminating, metav1.ConditionTrue},
+		{condSucceeded, metav1.ConditionTrue},
+		{condRunning, metav1.ConditionTrue},
+		{condRunning, metav1.ConditionFalse},
 	}
 	o.Status.Reason, o.Status.Message = "", ""
 	for _, want := range order {

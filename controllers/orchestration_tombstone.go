@@ -58,10 +58,10 @@ func (t *tombstones) drop(o *v1.Orchestration) {
 // finalizerBypassed keeps a tombstone for each Orchestration deleted with
 // the finalizer on it and queues its name. An object the finalizer let go
 // has none left in its last state.
-func (r *OrchestrationReconciler) finalizerBypassed() handler.TypedEventHandler[*v1.Orchestration, reconcile.Request] {
+func (r *orchestrationReconciler) finalizerBypassed() handler.TypedEventHandler[*v1.Orchestration, reconcile.Request] {
 	return handler.TypedFuncs[*v1.Orchestration, reconcile.Request]{
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*v1.Orchestration], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if e.Object == nil || !controllerutil.ContainsFinalizer(e.Object, Finalizer) {
+			if e.Object == nil || !controllerutil.ContainsFinalizer(e.Object, instanceFinalizer) {
 				return
 			}
 			r.tombstones.keep(e.Object.DeepCopy())
@@ -75,7 +75,7 @@ func (r *OrchestrationReconciler) finalizerBypassed() handler.TypedEventHandler[
 // unreachable, a turn holds the instance): the reconcile is retried with
 // res. Nothing is written to the API server: the name may already belong
 // to a new object.
-func (r *OrchestrationReconciler) buryTombstone(ctx context.Context, req reconcile.Request) (res reconcile.Result, done bool, err error) {
+func (r *orchestrationReconciler) buryTombstone(ctx context.Context, req reconcile.Request) (res reconcile.Result, done bool, err error) {
 	o := r.tombstones.of(req.NamespacedName)
 	if o == nil {
 		return reconcile.Result{}, true, nil
@@ -103,7 +103,7 @@ func (r *OrchestrationReconciler) buryTombstone(ctx context.Context, req reconci
 // recorded owner decides. Unknown (a store error, a start not run yet, no
 // owner recorded) counts as owned, and the policy acts as the finalizer
 // would have.
-func (r *OrchestrationReconciler) tombstoneOwns(ctx context.Context, o *v1.Orchestration) bool {
+func (r *orchestrationReconciler) tombstoneOwns(ctx context.Context, o *v1.Orchestration) bool {
 	id, _ := deletionTarget(o)
 	if id == "" {
 		return true

@@ -20,7 +20,7 @@ type Config struct {
 	Limits             StatusLimits
 	// PodDefaults fill what pools' pod templates leave unset.
 	PodDefaults PodDefaults
-	// Open opens a pool's store (default OpenPostgres).
+	// Open opens a pool's store (default openPostgres).
 	Open   OpenFunc
 	Logger *slog.Logger
 }
@@ -28,14 +28,20 @@ type Config struct {
 // Setup adds the reconcilers (Orchestrations, WorkerPools, and the Secrets
 // pools use), sharing one store client per pool and one Event recorder, to
 // mgr. The recorder stops when ctx ends.
-func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
+func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) error {
+	_, err := setup(ctx, mgr, cfg)
+	return err
+}
+
+// setup is Setup, returning the pools' store clients.
+func setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*poolStores, error) {
 	if cfg.Open == nil {
-		cfg.Open = OpenPostgres
+		cfg.Open = openPostgres
 	}
 	if cfg.OrchestrationConcurrency <= 0 {
 		cfg.OrchestrationConcurrency = 8
 	}
-	stores := &Stores{Secrets: mgr.GetAPIReader(), Open: cfg.Open, Logger: cfg.Logger}
+	stores := &poolStores{Secrets: mgr.GetAPIReader(), Open: cfg.Open, Logger: cfg.Logger}
 	if err := mgr.Add(stores); err != nil {
 		return nil, fmt.Errorf("add store manager: %w", err)
 	}
@@ -43,17 +49,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	if err != nil {
 		return nil, err
 	}
-	orch := &OrchestrationReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Stores: stores,
+	orch := &orchestrationReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Stores: stores,
 		Recorder: recorder, Limits: cfg.Limits, Resync: cfg.Resync}
 	if err := orch.SetupWithManager(ctx, mgr, cfg.OrchestrationConcurrency); err != nil {
 		return nil, fmt.Errorf("set up orchestration controller: %w", err)
 	}
-	pools := &WorkerPoolReconciler{Client: mgr.GetClient(), Stores: stores,
+	pools := &workerPoolReconciler{Client: mgr.GetClient(), Stores: stores,
 		Recorder: recorder, StatusInterval: cfg.PoolStatusInterval, PodDefaults: cfg.PodDefaults}
 	if err := pools.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool controller: %w", err)
 	}
-	secrets := &PoolSecretReconciler{Client: mgr.GetClient(), Recorder: recorder}
+	secrets := &poolSecretReconciler{Client: mgr.GetClient(), Recorder: recorder}
 	if err := secrets.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool secret controller: %w", err)
 	}

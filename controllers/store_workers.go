@@ -27,7 +27,7 @@ type workerCache struct {
 
 // liveWorkers returns the pool's live workers; ok is false when the store
 // keeps no announcements or they cannot be read (then nothing can be said).
-func (st *Store) liveWorkers(ctx context.Context) ([]provider.WorkerInfo, bool) {
+func (st *poolStore) liveWorkers(ctx context.Context) ([]provider.WorkerInfo, bool) {
 	w := st.provider
 	st.workers.mu.Lock()
 	defer st.workers.mu.Unlock()

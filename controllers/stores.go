@@ -19,18 +19,18 @@ import (
 	"github.com/duroxide/duroxide-go/runtime"
 )
 
-// OpenFunc opens a pool's store. The operator uses OpenPostgres; the
+// OpenFunc opens a pool's store. The operator uses openPostgres; the
 // connection string comes from the pool's Secret and must not be logged.
 type OpenFunc func(ctx context.Context, connString, schema string) (provider.Provider, error)
 
-// OpenPostgres opens a PostgreSQL store. The operator only starts, signals
+// openPostgres opens a PostgreSQL store. The operator only starts, signals
 // and reads instances: a connection per concurrent reconcile is plenty.
-func OpenPostgres(ctx context.Context, connString, schema string) (provider.Provider, error) {
+func openPostgres(ctx context.Context, connString, schema string) (provider.Provider, error) {
 	return postgres.Open(ctx, connString, postgres.Options{Schema: schema, MaxConns: 10})
 }
 
-// Store is one pool's store as the operator uses it.
-type Store struct {
+// poolStore is one pool's store as the operator uses it.
+type poolStore struct {
 	Client *runtime.Client
 	Admin  provider.Admin
 
@@ -41,44 +41,44 @@ type Store struct {
 	workers  workerCache
 }
 
-// storeConfig identifies what a Store was opened from; a change reopens it.
+// storeConfig identifies what a poolStore was opened from; a change reopens it.
 type storeConfig struct {
 	secret, key, schema string
 	secretVersion       string
 }
 
-// ChangeFunc receives the instance status changes of a pool's store.
-type ChangeFunc func(pool types.NamespacedName, instance string)
+// changeFunc receives the instance status changes of a pool's store.
+type changeFunc func(pool types.NamespacedName, instance string)
 
-// StoreError says why a pool's store is not available; Reason is a condition reason.
-type StoreError struct {
+// storeError says why a pool's store is not available; Reason is a condition reason.
+type storeError struct {
 	Reason string
 	Err    error
 }
 
-func (e *StoreError) Error() string { return e.Err.Error() }
-func (e *StoreError) Unwrap() error { return e.Err }
+func (e *storeError) Error() string { return e.Err.Error() }
+func (e *storeError) Unwrap() error { return e.Err }
 
 // Condition reasons for an unavailable store.
 const (
-	ReasonSecretNotFound   = "SecretNotFound"
-	ReasonSecretUnreadable = "SecretUnreadable"
-	ReasonSecretInvalid    = "SecretInvalid"
-	ReasonStoreUnreachable = "StoreUnreachable"
+	reasonSecretNotFound   = "SecretNotFound"
+	reasonSecretUnreadable = "SecretUnreadable"
+	reasonSecretInvalid    = "SecretInvalid"
+	reasonStoreUnreachable = "StoreUnreachable"
 )
 
-// Stores shares one store client per WorkerPool between the reconcilers. A
+// poolStores shares one store client per WorkerPool between the reconcilers. A
 // client is opened on first use, reopened when the pool's store settings or
 // Secret change, and closed when the pool goes. Failed opens are retried no
 // sooner than a doubling backoff, so many Orchestrations of an unreachable
 // pool do not each hammer the database.
-type Stores struct {
+type poolStores struct {
 	// Secrets reads the pools' Secrets past the cache: the operator caches
 	// Secrets' metadata only (to notice one appear or change), never their data.
 	Secrets client.Reader
 	Open    OpenFunc
 	// OnChange is called for every status change the store reports.
-	OnChange ChangeFunc
+	OnChange changeFunc
 	Logger   *slog.Logger
 	// MinBackoff and MaxBackoff bound the delay between failed opens (default 1s, 1m).
 	MinBackoff, MaxBackoff time.Duration
@@ -86,7 +86,7 @@ type Stores struct {
 	ConnectTimeout time.Duration
 
 	mu       sync.Mutex // guards the maps below, never held while connecting
-	byPool   map[types.NamespacedName]*Store
+	byPool   map[types.NamespacedName]*poolStore
 	failures map[types.NamespacedName]*openFailure
 	// opening serialises opens and closes per pool, so a pool whose database
 	// hangs delays only its own reconciles, and a pool is opened once even
@@ -97,15 +97,15 @@ type Stores struct {
 }
 
 type openFailure struct {
-	err     *StoreError
+	err     *storeError
 	config  storeConfig
 	retryAt time.Time
 	backoff time.Duration
 }
 
-func (s *Stores) init() {
+func (s *poolStores) init() {
 	if s.byPool == nil {
-		s.byPool = map[types.NamespacedName]*Store{}
+		s.byPool = map[types.NamespacedName]*poolStore{}
 		s.failures = map[types.NamespacedName]*openFailure{}
 		s.opening = map[types.NamespacedName]*sync.Mutex{}
 	}
@@ -123,9 +123,9 @@ func (s *Stores) init() {
 	}
 }
 
-// ForPool returns the pool's store, opening it if needed. A *StoreError
+// ForPool returns the pool's store, opening it if needed. A *storeError
 // says why it is not available; RetryAfter says when to ask again.
-func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, error) {
+func (s *poolStores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*poolStore, error) {
 	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
 	want := configOf(pool)
 	if st, ok, err := s.cached(key, want); ok {
@@ -143,7 +143,7 @@ func (s *Stores) ForPool(ctx context.Context, pool *v1.WorkerPool) (*Store, erro
 
 // cached returns the open store or the recent failure for the pool's current
 // settings; ok is false when the store has to be (re)opened.
-func (s *Stores) cached(key types.NamespacedName, want storeConfig) (*Store, bool, error) {
+func (s *poolStores) cached(key types.NamespacedName, want storeConfig) (*poolStore, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
@@ -156,7 +156,7 @@ func (s *Stores) cached(key types.NamespacedName, want storeConfig) (*Store, boo
 	return nil, false, nil
 }
 
-func (s *Stores) poolLock(key types.NamespacedName) *sync.Mutex {
+func (s *poolStores) poolLock(key types.NamespacedName) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
@@ -169,7 +169,7 @@ func (s *Stores) poolLock(key types.NamespacedName) *sync.Mutex {
 }
 
 // RetryAfter is how long until a failed pool's store is tried again.
-func (s *Stores) RetryAfter(pool types.NamespacedName) time.Duration {
+func (s *poolStores) RetryAfter(pool types.NamespacedName) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
@@ -181,7 +181,7 @@ func (s *Stores) RetryAfter(pool types.NamespacedName) time.Duration {
 
 // Refresh reopens the pool's store when its Secret changed since it was opened.
 // A Secret that cannot be read is left to ForPool to report.
-func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) {
+func (s *poolStores) Refresh(ctx context.Context, pool *v1.WorkerPool) {
 	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
 	secret, err := s.readSecret(ctx, pool)
 	if err != nil {
@@ -198,21 +198,21 @@ func (s *Stores) Refresh(ctx context.Context, pool *v1.WorkerPool) {
 }
 
 // open (re)opens the pool's store; the caller holds the pool's lock.
-func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeConfig) (*Store, error) {
+func (s *poolStores) open(ctx context.Context, key types.NamespacedName, want storeConfig) (*poolStore, error) {
 	s.forget(key)
 	p, cfg, serr := s.connect(ctx, key, want)
 	if serr != nil {
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
-	st := &Store{Client: runtime.NewClient(p), Admin: p, provider: p, config: cfg, done: make(chan struct{})}
+	st := &poolStore{Client: runtime.NewClient(p), Admin: p, provider: p, config: cfg, done: make(chan struct{})}
 	wctx, stop := context.WithCancel(context.Background())
 	st.stop = stop
 	changes, err := p.Watch(wctx)
 	if err != nil {
 		stop()
 		_ = p.Close()
-		serr := &StoreError{Reason: ReasonStoreUnreachable, Err: fmt.Errorf("watch store of pool %s: %w", key, err)}
+		serr := &storeError{Reason: reasonStoreUnreachable, Err: fmt.Errorf("watch store of pool %s: %w", key, err)}
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
@@ -225,17 +225,17 @@ func (s *Stores) open(ctx context.Context, key types.NamespacedName, want storeC
 	return st, nil
 }
 
-func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want storeConfig) (provider.Provider, storeConfig, *StoreError) {
+func (s *poolStores) connect(ctx context.Context, key types.NamespacedName, want storeConfig) (provider.Provider, storeConfig, *storeError) {
 	secret := &corev1.Secret{}
 	if err := s.Secrets.Get(ctx, types.NamespacedName{Namespace: key.Namespace, Name: want.secret}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, want, &StoreError{Reason: ReasonSecretNotFound, Err: fmt.Errorf("secret %s/%s (the store's connection string) not found", key.Namespace, want.secret)}
+			return nil, want, &storeError{Reason: reasonSecretNotFound, Err: fmt.Errorf("secret %s/%s (the store's connection string) not found", key.Namespace, want.secret)}
 		}
-		return nil, want, &StoreError{Reason: ReasonSecretUnreadable, Err: fmt.Errorf("read secret %s/%s: %w", key.Namespace, want.secret, err)}
+		return nil, want, &storeError{Reason: reasonSecretUnreadable, Err: fmt.Errorf("read secret %s/%s: %w", key.Namespace, want.secret, err)}
 	}
 	dsn := string(secret.Data[want.key])
 	if dsn == "" {
-		return nil, want, &StoreError{Reason: ReasonSecretInvalid, Err: fmt.Errorf("secret %s/%s has no key %q (or it is empty)", key.Namespace, want.secret, want.key)}
+		return nil, want, &storeError{Reason: reasonSecretInvalid, Err: fmt.Errorf("secret %s/%s has no key %q (or it is empty)", key.Namespace, want.secret, want.key)}
 	}
 	want.secretVersion = secret.ResourceVersion
 	octx, cancel := context.WithTimeout(ctx, s.connectTimeout())
@@ -243,25 +243,25 @@ func (s *Stores) connect(ctx context.Context, key types.NamespacedName, want sto
 	p, err := s.Open(octx, dsn, want.schema)
 	if err != nil {
 		// Open errors never contain the connection string (the providers redact it).
-		return nil, want, &StoreError{Reason: ReasonStoreUnreachable, Err: fmt.Errorf("open store of pool %s: %w", key, err)}
+		return nil, want, &storeError{Reason: reasonStoreUnreachable, Err: fmt.Errorf("open store of pool %s: %w", key, err)}
 	}
 	return p, want, nil
 }
 
-func (s *Stores) connectTimeout() time.Duration {
+func (s *poolStores) connectTimeout() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ConnectTimeout
 }
 
-func (s *Stores) readSecret(ctx context.Context, pool *v1.WorkerPool) (*corev1.Secret, error) {
+func (s *poolStores) readSecret(ctx context.Context, pool *v1.WorkerPool) (*corev1.Secret, error) {
 	secret := &corev1.Secret{}
 	err := s.Secrets.Get(ctx, types.NamespacedName{Namespace: pool.Namespace, Name: pool.Spec.Postgres.SecretRef.Name}, secret)
 	return secret, err
 }
 
 // forget closes the pool's open store, if any, keeping its failure record.
-func (s *Stores) forget(key types.NamespacedName) {
+func (s *poolStores) forget(key types.NamespacedName) {
 	s.mu.Lock()
 	old, ok := s.byPool[key]
 	delete(s.byPool, key)
@@ -271,7 +271,7 @@ func (s *Stores) forget(key types.NamespacedName) {
 	}
 }
 
-func (s *Stores) recordFailure(key types.NamespacedName, cfg storeConfig, err *StoreError) {
+func (s *poolStores) recordFailure(key types.NamespacedName, cfg storeConfig, err *storeError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.failures[key]
@@ -288,7 +288,7 @@ func (s *Stores) recordFailure(key types.NamespacedName, cfg storeConfig, err *S
 // Close closes the pool's store, if open, and forgets its failures.
 // It waits for an open of the same pool in progress, so that open cannot
 // leave a client behind.
-func (s *Stores) Close(pool types.NamespacedName) {
+func (s *poolStores) Close(pool types.NamespacedName) {
 	lock := s.poolLock(pool)
 	lock.Lock()
 	defer lock.Unlock()
@@ -305,7 +305,7 @@ func (s *Stores) Close(pool types.NamespacedName) {
 
 // ForgetFailure drops the pool's recorded open failure, so the next ForPool
 // tries at once: its Secret just changed or appeared.
-func (s *Stores) ForgetFailure(pool types.NamespacedName) {
+func (s *poolStores) ForgetFailure(pool types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
@@ -313,7 +313,7 @@ func (s *Stores) ForgetFailure(pool types.NamespacedName) {
 }
 
 // IsOpen reports whether the pool's store client is open.
-func (s *Stores) IsOpen(pool types.NamespacedName) bool {
+func (s *poolStores) IsOpen(pool types.NamespacedName) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.byPool[pool]
@@ -321,7 +321,7 @@ func (s *Stores) IsOpen(pool types.NamespacedName) bool {
 }
 
 // CloseAll closes every store; the manager calls it on shutdown.
-func (s *Stores) CloseAll() {
+func (s *poolStores) CloseAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for key, st := range s.byPool {
@@ -330,14 +330,14 @@ func (s *Stores) CloseAll() {
 	}
 }
 
-// Start lets Stores run as a manager Runnable: it closes every store when the manager stops.
-func (s *Stores) Start(ctx context.Context) error {
+// Start lets poolStores run as a manager Runnable: it closes every store when the manager stops.
+func (s *poolStores) Start(ctx context.Context) error {
 	<-ctx.Done()
 	s.CloseAll()
 	return nil
 }
 
-func (st *Store) forward(changes <-chan provider.StatusChange, pool types.NamespacedName, onChange ChangeFunc) {
+func (st *poolStore) forward(changes <-chan provider.StatusChange, pool types.NamespacedName, onChange changeFunc) {
 	defer close(st.done)
 	for c := range changes {
 		if onChange != nil {
@@ -346,7 +346,7 @@ func (st *Store) forward(changes <-chan provider.StatusChange, pool types.Namesp
 	}
 }
 
-func (st *Store) close() {
+func (st *poolStore) close() {
 	st.stop()
 	<-st.done
 	_ = st.provider.Close()
@@ -368,9 +368,9 @@ func (c storeConfig) sameSpec(o storeConfig) bool {
 	return c.secret == o.secret && c.key == o.key && c.schema == o.schema
 }
 
-// isStoreError reports whether err is a *StoreError and returns it.
-func isStoreError(err error) (*StoreError, bool) {
-	var se *StoreError
+// isStoreError reports whether err is a *storeError and returns it.
+func isStoreError(err error) (*storeError, bool) {
+	var se *storeError
 	ok := errors.As(err, &se)
 	return se, ok
 }

@@ -106,7 +106,7 @@ func runWithManager(cfg *rest.Config, m *testing.M) int {
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stores, err = controllers.Setup(ctx, mgr, controllers.Config{
+	stores, err = controllers.SetupWithStores(ctx, mgr, controllers.Config{
 		OrchestrationConcurrency: 8, Resync: 5 * time.Second, PoolStatusInterval: time.Second,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Open: func(ctx context.Context, dsn, schema string) (provider.Provider, error) {

@@ -24,11 +24,11 @@ import (
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 )
 
-// WorkerPoolReconciler keeps each WorkerPool's Deployment as the pool says
+// workerPoolReconciler keeps each WorkerPool's Deployment as the pool says
 // and reports the Deployment and the pool's store in the pool's status.
-type WorkerPoolReconciler struct {
+type workerPoolReconciler struct {
 	Client   client.Client
-	Stores   *Stores
+	Stores   *poolStores
 	Recorder events.EventRecorder
 	// StatusInterval is how often queue depths and instance counts are
 	// refreshed (default 30s).
@@ -37,20 +37,20 @@ type WorkerPoolReconciler struct {
 }
 
 // Condition types of a WorkerPool.
-// (and CondStoreReachable, shared with Orchestrations). Ready sums them up.
+// (and condStoreReachable, shared with Orchestrations). Ready sums them up.
 const (
-	CondAvailable = "Available"
-	CondReady     = "Ready"
+	condAvailable = "Available"
+	condReady     = "Ready"
 )
 
 // Reasons of a pool's Ready=False that are not the store's.
 const (
 	// ReasonScaledToZero: the pool asks for no workers, so nothing runs its instances.
-	ReasonScaledToZero = "ScaledToZero"
+	reasonScaledToZero = "ScaledToZero"
 	// ReasonNoAvailableWorkers: the pool asks for workers, but none is available yet.
-	ReasonNoAvailableWorkers = "NoAvailableWorkers"
+	reasonNoAvailableWorkers = "NoAvailableWorkers"
 	// ReasonStoreNotChecked: the store has not been checked yet.
-	ReasonStoreNotChecked = "StoreNotChecked"
+	reasonStoreNotChecked = "StoreNotChecked"
 )
 
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch
@@ -61,7 +61,7 @@ const (
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // Reconcile applies the pool's Deployment and refreshes its status.
-func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *workerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pool := &v1.WorkerPool{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -109,16 +109,16 @@ func (r *WorkerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 // Deployment is Available (it has all of its 0 replicas).
 func readyCondition(pool *v1.WorkerPool, available int32) metav1.Condition {
 	want := ptr.Deref(pool.Spec.Replicas, 1)
-	c := metav1.Condition{Type: CondReady, Status: metav1.ConditionFalse, ObservedGeneration: pool.Generation}
-	store := meta.FindStatusCondition(pool.Status.Conditions, CondStoreReachable)
+	c := metav1.Condition{Type: condReady, Status: metav1.ConditionFalse, ObservedGeneration: pool.Generation}
+	store := meta.FindStatusCondition(pool.Status.Conditions, condStoreReachable)
 	switch {
 	case want == 0:
-		c.Reason = ReasonScaledToZero
+		c.Reason = reasonScaledToZero
 		c.Message = fmt.Sprintf("scaled to 0 replicas: no worker runs this pool's instances (kubectl scale workerpool %s --replicas=N)", pool.Name)
 	case available == 0:
-		c.Reason, c.Message = ReasonNoAvailableWorkers, fmt.Sprintf("0 of %d workers available", want)
+		c.Reason, c.Message = reasonNoAvailableWorkers, fmt.Sprintf("0 of %d workers available", want)
 	case store == nil:
-		c.Reason, c.Message = ReasonStoreNotChecked, "the store has not been checked yet"
+		c.Reason, c.Message = reasonStoreNotChecked, "the store has not been checked yet"
 	case store.Status != metav1.ConditionTrue:
 		c.Reason, c.Message = store.Reason, store.Message
 	default:
@@ -134,7 +134,7 @@ func setDeploymentStatus(pool *v1.WorkerPool, dep *appsv1.Deployment) {
 	pool.Status.ReadyReplicas = dep.Status.ReadyReplicas
 	pool.Status.Selector = selectorString(pool)
 	want := dep.Spec.Replicas
-	available := metav1.Condition{Type: CondAvailable, Status: metav1.ConditionFalse, Reason: "Progressing",
+	available := metav1.Condition{Type: condAvailable, Status: metav1.ConditionFalse, Reason: "Progressing",
 		Message: fmt.Sprintf("%d of %d workers ready", dep.Status.ReadyReplicas, ptr.Deref(want, 1))}
 	for _, c := range dep.Status.Conditions {
 		if c.Type == appsv1.DeploymentAvailable && c.Status == "True" {
@@ -148,22 +148,22 @@ func setDeploymentStatus(pool *v1.WorkerPool, dep *appsv1.Deployment) {
 // setStoreStatus reports whether the store is reachable, its queue depths
 // and its instance counts. The store's Secret is re-checked so that a
 // rotated connection string takes effect.
-func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.WorkerPool) {
-	cond := metav1.Condition{Type: CondStoreReachable, ObservedGeneration: pool.Generation}
+func (r *workerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.WorkerPool) {
+	cond := metav1.Condition{Type: condStoreReachable, ObservedGeneration: pool.Generation}
 	r.Stores.Refresh(ctx, pool)
 	store, err := r.Stores.ForPool(ctx, pool)
 	if err == nil {
 		err = readPoolCounts(ctx, store, pool)
 	}
 	if err != nil {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonStoreUnreachable, err.Error()
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonStoreUnreachable, err.Error()
 		if se, ok := isStoreError(err); ok {
 			cond.Reason = se.Reason
 		}
 	} else {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Connected", "the store is reachable"
 	}
-	if old := meta.FindStatusCondition(pool.Status.Conditions, CondStoreReachable); old == nil || old.Status != cond.Status {
+	if old := meta.FindStatusCondition(pool.Status.Conditions, condStoreReachable); old == nil || old.Status != cond.Status {
 		kind := "Normal"
 		if cond.Status == metav1.ConditionFalse {
 			kind = "Warning"
@@ -173,7 +173,7 @@ func (r *WorkerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 	meta.SetStatusCondition(&pool.Status.Conditions, cond)
 }
 
-func readPoolCounts(ctx context.Context, store *Store, pool *v1.WorkerPool) error {
+func readPoolCounts(ctx context.Context, store *poolStore, pool *v1.WorkerPool) error {
 	q, err := store.Admin.GetQueueDepths(ctx)
 	if err != nil {
 		return fmt.Errorf("read queue depths: %w", err)
@@ -188,7 +188,7 @@ func readPoolCounts(ctx context.Context, store *Store, pool *v1.WorkerPool) erro
 }
 
 // SetupWithManager registers the reconciler; it owns the pools' Deployments.
-func (r *WorkerPoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *workerPoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.StatusInterval <= 0 {
 		r.StatusInterval = 30 * time.Second
 	}

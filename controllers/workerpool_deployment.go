@@ -23,8 +23,8 @@ const (
 	metricsPort = 9090
 )
 
-// LabelPool marks the pods (and the Deployment) of a pool.
-const LabelPool = "duroxide.io/pool"
+// labelPool marks the pods (and the Deployment) of a pool.
+const labelPool = "duroxide.io/pool"
 
 // fieldOwner is the operator's server-side apply identity.
 const fieldOwner = "duroxide-operator"
@@ -34,14 +34,14 @@ func poolLabels(pool *v1.WorkerPool) map[string]string {
 		"app.kubernetes.io/name":       "duroxide-worker",
 		"app.kubernetes.io/instance":   pool.Name,
 		"app.kubernetes.io/managed-by": fieldOwner,
-		LabelPool:                      pool.Name,
+		labelPool:                      pool.Name,
 	}
 }
 
 // poolSelector selects the pool's pods; it never changes, as a Deployment's
 // selector cannot.
 func poolSelector(pool *v1.WorkerPool) map[string]string {
-	return map[string]string{LabelPool: pool.Name}
+	return map[string]string{labelPool: pool.Name}
 }
 
 // desiredDeployment is the Deployment the pool owns, as a server-side apply

@@ -13,8 +13,8 @@ import (
 // Ready means the pool can run work: at least one available worker and a
 // reachable store. A pool scaled to 0 is not Ready, whatever its store says.
 func TestReadyCondition(t *testing.T) {
-	reachable := metav1.Condition{Type: CondStoreReachable, Status: metav1.ConditionTrue, Reason: "Connected"}
-	unreachable := metav1.Condition{Type: CondStoreReachable, Status: metav1.ConditionFalse, Reason: ReasonSecretNotFound,
+	reachable := metav1.Condition{Type: condStoreReachable, Status: metav1.ConditionTrue, Reason: "Connected"}
+	unreachable := metav1.Condition{Type: condStoreReachable, Status: metav1.ConditionFalse, Reason: reasonSecretNotFound,
 		Message: "secret ns/pg (the store's connection string) not found"}
 	for _, tc := range []struct {
 		name       string
@@ -25,13 +25,13 @@ func TestReadyCondition(t *testing.T) {
 		reason     string
 		messageHas string
 	}{
-		{"scaled to zero", ptr.To[int32](0), 0, &reachable, metav1.ConditionFalse, ReasonScaledToZero, "scaled to 0 replicas"},
-		{"scaled to zero, old workers still up", ptr.To[int32](0), 2, &reachable, metav1.ConditionFalse, ReasonScaledToZero, "--replicas=N"},
-		{"scaled to zero, store unreachable", ptr.To[int32](0), 0, &unreachable, metav1.ConditionFalse, ReasonScaledToZero, "scaled to 0"},
-		{"no worker available yet", ptr.To[int32](3), 0, &reachable, metav1.ConditionFalse, ReasonNoAvailableWorkers, "0 of 3 workers available"},
-		{"default replicas, none available", nil, 0, &reachable, metav1.ConditionFalse, ReasonNoAvailableWorkers, "0 of 1 workers available"},
-		{"store not checked yet", ptr.To[int32](1), 1, nil, metav1.ConditionFalse, ReasonStoreNotChecked, "not been checked"},
-		{"store unreachable", ptr.To[int32](1), 1, &unreachable, metav1.ConditionFalse, ReasonSecretNotFound, "not found"},
+		{"scaled to zero", ptr.To[int32](0), 0, &reachable, metav1.ConditionFalse, reasonScaledToZero, "scaled to 0 replicas"},
+		{"scaled to zero, old workers still up", ptr.To[int32](0), 2, &reachable, metav1.ConditionFalse, reasonScaledToZero, "--replicas=N"},
+		{"scaled to zero, store unreachable", ptr.To[int32](0), 0, &unreachable, metav1.ConditionFalse, reasonScaledToZero, "scaled to 0"},
+		{"no worker available yet", ptr.To[int32](3), 0, &reachable, metav1.ConditionFalse, reasonNoAvailableWorkers, "0 of 3 workers available"},
+		{"default replicas, none available", nil, 0, &reachable, metav1.ConditionFalse, reasonNoAvailableWorkers, "0 of 1 workers available"},
+		{"store not checked yet", ptr.To[int32](1), 1, nil, metav1.ConditionFalse, reasonStoreNotChecked, "not been checked"},
+		{"store unreachable", ptr.To[int32](1), 1, &unreachable, metav1.ConditionFalse, reasonSecretNotFound, "not found"},
 		{"one of three available", ptr.To[int32](3), 1, &reachable, metav1.ConditionTrue, "Ready", "1 of 3 workers available and the store is reachable"},
 		{"all available", nil, 1, &reachable, metav1.ConditionTrue, "Ready", "1 of 1 workers available"},
 	} {
@@ -41,7 +41,7 @@ func TestReadyCondition(t *testing.T) {
 				pool.Status.Conditions = []metav1.Condition{*tc.store}
 			}
 			got := readyCondition(pool, tc.available)
-			if got.Type != CondReady || got.Status != tc.status || got.Reason != tc.reason ||
+			if got.Type != condReady || got.Status != tc.status || got.Reason != tc.reason ||
 				!strings.Contains(got.Message, tc.messageHas) || got.ObservedGeneration != 4 {
 				t.Errorf("Ready = %s %s %q (generation %d); want %s %s, message containing %q",
 					got.Status, got.Reason, got.Message, got.ObservedGeneration, tc.status, tc.reason, tc.messageHas)

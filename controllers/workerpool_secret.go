@@ -21,16 +21,16 @@ import (
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 )
 
-// SecretFinalizer holds a Secret while a WorkerPool uses it: the deletion
+// secretFinalizer holds a Secret while a WorkerPool uses it: the deletion
 // policies of the pool's Orchestrations open the pool's store with it.
 // Deleting a namespace deletes the Secret with everything else; without
 // this, an operator that (re)opens the store after the Secret went cannot
 // terminate the instances, and the namespace stays Terminating. A pool is
-// itself held until its Orchestrations are gone (PoolFinalizer), so the
+// itself held until its Orchestrations are gone (poolFinalizer), so the
 // Secret outlives them.
-const SecretFinalizer = "duroxide.io/workerpools"
+const secretFinalizer = "duroxide.io/workerpools"
 
-// holdSecret adds SecretFinalizer to the pool's Secret. A Secret not there
+// holdSecret adds secretFinalizer to the pool's Secret. A Secret not there
 // yet is held when it appears (its watch wakes the pool); one being deleted
 // can take no new finalizer. The Secret's metadata comes from the cache,
 // its data is never read here.
@@ -43,7 +43,7 @@ func holdSecret(ctx context.Context, c client.Client, pool *v1.WorkerPool) error
 		}
 		return fmt.Errorf("get Secret %q of WorkerPool %q: %w", name, pool.Name, err)
 	}
-	if controllerutil.ContainsFinalizer(secret, SecretFinalizer) || !secret.DeletionTimestamp.IsZero() {
+	if controllerutil.ContainsFinalizer(secret, secretFinalizer) || !secret.DeletionTimestamp.IsZero() {
 		return nil
 	}
 	err := c.Patch(ctx, secret, addSecretFinalizer)
@@ -64,15 +64,15 @@ func holdSecret(ctx context.Context, c client.Client, pool *v1.WorkerPool) error
 // patch conflict, as a merge patch of the whole list would.
 var (
 	addSecretFinalizer = client.RawPatch(types.StrategicMergePatchType,
-		[]byte(`{"metadata":{"finalizers":["`+SecretFinalizer+`"]}}`))
+		[]byte(`{"metadata":{"finalizers":["`+secretFinalizer+`"]}}`))
 	removeSecretFinalizer = client.RawPatch(types.StrategicMergePatchType,
-		[]byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["`+SecretFinalizer+`"]}}`))
+		[]byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["`+secretFinalizer+`"]}}`))
 )
 
-// PoolSecretReconciler lets a held Secret go once no WorkerPool uses it: its
+// poolSecretReconciler lets a held Secret go once no WorkerPool uses it: its
 // last pool is gone (after that pool's Orchestrations) or names another
 // Secret. Several pools may share one Secret.
-type PoolSecretReconciler struct {
+type poolSecretReconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 }
@@ -81,13 +81,13 @@ type PoolSecretReconciler struct {
 // +kubebuilder:rbac:groups=duroxide.io,resources=workerpools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile removes SecretFinalizer from a Secret no pool uses.
-func (r *PoolSecretReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+// Reconcile removes secretFinalizer from a Secret no pool uses.
+func (r *poolSecretReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	secret := secretMetadataType()
 	if err := r.Client.Get(ctx, req.NamespacedName, secret); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !controllerutil.ContainsFinalizer(secret, SecretFinalizer) {
+	if !controllerutil.ContainsFinalizer(secret, secretFinalizer) {
 		return reconcile.Result{}, nil
 	}
 	users, err := r.poolsUsing(ctx, req.NamespacedName)
@@ -105,7 +105,7 @@ func (r *PoolSecretReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 }
 
 // poolsUsing names the pools of the Secret's namespace that use it.
-func (r *PoolSecretReconciler) poolsUsing(ctx context.Context, secret types.NamespacedName) ([]string, error) {
+func (r *poolSecretReconciler) poolsUsing(ctx context.Context, secret types.NamespacedName) ([]string, error) {
 	var pools v1.WorkerPoolList
 	if err := r.Client.List(ctx, &pools, client.InNamespace(secret.Namespace), client.MatchingFields{indexPoolSecret: secret.Name}); err != nil {
 		return nil, fmt.Errorf("list WorkerPools using Secret %q: %w", secret.Name, err)
@@ -117,8 +117,8 @@ func (r *PoolSecretReconciler) poolsUsing(ctx context.Context, secret types.Name
 	return names, nil
 }
 
-// release removes SecretFinalizer; a Secret being deleted then goes.
-func (r *PoolSecretReconciler) release(ctx context.Context, secret *metav1.PartialObjectMetadata) error {
+// release removes secretFinalizer; a Secret being deleted then goes.
+func (r *poolSecretReconciler) release(ctx context.Context, secret *metav1.PartialObjectMetadata) error {
 	if err := r.Client.Patch(ctx, secret, removeSecretFinalizer); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("remove finalizer from Secret %q: %w", secret.Name, err)
 	}
@@ -128,9 +128,9 @@ func (r *PoolSecretReconciler) release(ctx context.Context, secret *metav1.Parti
 // SetupWithManager registers the reconciler: it watches the metadata of the
 // Secrets it holds, and the pools, whose creation, deletion or change of
 // Secret may release one.
-func (r *PoolSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *poolSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	held := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return controllerutil.ContainsFinalizer(o, SecretFinalizer)
+		return controllerutil.ContainsFinalizer(o, secretFinalizer)
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("workerpool-secret").

@@ -119,7 +119,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	if _, err := controllers.Setup(ctx, mgr, controllers.Config{
+	if err := controllers.Setup(ctx, mgr, controllers.Config{
 		OrchestrationConcurrency: o.orchestrationConcurrency,
 		Resync:                   o.resync,
 		PoolStatusInterval:       o.poolStatusInterval,

@@ -109,8 +109,8 @@ type Provider struct {
 	stopListener context.CancelFunc
 
 	commits       group.Group[commitWork] // acks waiting to share a transaction
-	commitBatches atomic.Int64 // batches the group has sent, for tests
-	commitSends   atomic.Int64 // transactions it sent (batches, and acks sent again alone), for tests
+	commitBatches atomic.Int64            // batches the group has sent, for tests
+	commitSends   atomic.Int64            // transactions it sent (batches, and acks sent again alone), for tests
 }
 
 var (
