@@ -3,9 +3,12 @@
 // A provider stores orchestration history and runs two peek-lock queues: the
 // orchestrator queue, whose messages are processed one instance at a time under
 // an instance lock, and the worker queue, whose activity items are locked one by
-// one. The runtime drives both through [Provider]; operators and tools use
-// [Admin]. The invariants every implementation must keep are proven by the
-// conformance suite in package providertest:
+// one. The runtime drives both through [Provider]: one [Provider.Fetch] for
+// turns, one [Provider.Commit] for what a turn or an activity writes, and a
+// request struct for every call, whose fields carry the fast paths (each
+// with an answer that declines it). Operators and tools use [Admin], which
+// every store implements too. The invariants every implementation must keep
+// are proven by the conformance suite in package providertest:
 //
 //   - one holder of an instance lock at a time; a lock expires so that a crashed
 //     holder's work is retried; ack, renew and abandon with a stale or unknown
