@@ -46,7 +46,10 @@ type parentRef struct {
 // turn is the replay engine's state for one turn. runTurn replays the history
 // event by event, letting the orchestration run until every coroutine blocks
 // after each one, checks each decision against the history, then applies the
-// new messages the same way and turns the new decisions into an ack.
+// new messages the same way and turns the new decisions into an ack. Beside
+// the execution's identity it holds three parts: the code as replay drives
+// it (replayState), what reaches the code (turnInbox), and what the turn
+// commits (ackBuilder).
 type turn struct {
 	reg         *Registry
 	instance    string
@@ -57,7 +60,16 @@ type turn struct {
 	parent      parentRef
 	now         time.Time
 	logger      *slog.Logger
+	local       *localRunner
 
+	replayState
+	turnInbox
+	ackBuilder
+}
+
+// replayState is the execution's code as the turn drives it: its
+// coroutines, where replay is, and the counters replay must reproduce.
+type replayState struct {
 	sched     *scheduler
 	ctx       *OrchestrationContext
 	root      *scope
@@ -78,11 +90,16 @@ type turn struct {
 	// endImposed: the history being replayed ended with a Terminated or
 	// imposed failure that Replay removed.
 	endImposed bool
-
-	local      *localRunner
+	// localQueue are the WithLocal activities waiting to run in the turn;
+	// localRuns counts the waves run.
 	localQueue []*action
 	localRuns  int
+}
 
+// turnInbox routes what reaches the code: results to the actions that wait
+// for them, and external events to the waits subscribed to their names, or
+// to the inbox until a wait takes them.
+type turnInbox struct {
 	pending       []*action
 	byID          map[int64]*action
 	subscriptions map[string][]*Future
@@ -92,13 +109,15 @@ type turn struct {
 	taken []*Future
 	// eventKeys are the idempotency keys of the external events in history.
 	eventKeys map[string]bool
+}
 
+// ackBuilder is what the turn commits, built as the code runs.
+type ackBuilder struct {
 	customStatus *string
 	// customStatusChanged is set when live code changed the custom status
 	// during the turn (even back to its first value: readers see a new version).
 	customStatusChanged bool
 
-	// What the turn commits.
 	nextID          int64
 	firstTurn       bool
 	finished        bool
@@ -173,9 +192,10 @@ func failedOverHistoryLimit(reg *Registry, in turnInput, logger *slog.Logger, ev
 
 func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {
 	t := &turn{
-		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now,
-		sched: newScheduler(in.stepTimeout), byID: map[int64]*action{}, subscriptions: map[string][]*Future{},
-		nextID: int64(len(in.history)) + 1, customStatus: in.customStatus, local: in.local,
+		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now, local: in.local,
+		replayState: replayState{sched: newScheduler(in.stepTimeout)},
+		turnInbox:   turnInbox{byID: map[int64]*action{}, subscriptions: map[string][]*Future{}},
+		ackBuilder:  ackBuilder{nextID: int64(len(in.history)) + 1, customStatus: in.customStatus},
 	}
 	t.root = &scope{}
 	t.sched.verifyCaller.Store(true)
