@@ -36,6 +36,14 @@ type Admin interface {
 	// (tools and repairs). Duplicate IDs get ErrDuplicateEvent and append
 	// nothing.
 	AppendHistory(ctx context.Context, req AppendRequest) error
+	// EnqueueForOrchestrator adds req.Item to the orchestrator queue of
+	// req.Item.Instance, visible after req.Delay, unchecked (tools, repairs
+	// and tests; clients use StartInstance and SendToInstance). It never
+	// creates the instance row and never waits for the instance's lock.
+	EnqueueForOrchestrator(ctx context.Context, req EnqueueRequest) error
+	// EnqueueForWorker adds req.Item, an ActivityExecute item, to the worker
+	// queue, visible after req.Delay (tools, repairs and tests).
+	EnqueueForWorker(ctx context.Context, req EnqueueRequest) error
 
 	// DeleteInstances deletes root instances and all their descendants:
 	// instance rows, executions, history, queued messages and locks, all or
@@ -79,6 +87,13 @@ type AppendRequest struct {
 	Instance    string
 	ExecutionID int64
 	Events      []Event
+}
+
+// EnqueueRequest adds one message to a queue.
+type EnqueueRequest struct {
+	Item WorkItem
+	// Delay keeps the message invisible this long; 0: visible at once.
+	Delay time.Duration
 }
 
 // DeleteRequest names the instances DeleteInstances deletes.

@@ -76,15 +76,6 @@ type Provider interface {
 	// unknown token, or an item removed by cancellation, gets ErrLockNotHeld.
 	RenewWorkItemLock(ctx context.Context, req RenewRequest) (ExecutionState, error)
 
-	// EnqueueForOrchestrator adds req.Item to the orchestrator queue of
-	// req.Item.Instance, visible after req.Delay. It never creates the
-	// instance row and never waits for the instance's lock.
-	EnqueueForOrchestrator(ctx context.Context, req EnqueueRequest) error
-
-	// EnqueueForWorker adds req.Item, an ActivityExecute item, to the worker
-	// queue, visible after req.Delay.
-	EnqueueForWorker(ctx context.Context, req EnqueueRequest) error
-
 	// StartInstance queues req.Start, a StartOrchestration for a new
 	// instance, and after it req.Events (ExternalRaised messages for that
 	// instance, which its first turn receives), when the store lets the
@@ -218,13 +209,6 @@ type RenewRequest struct {
 	LockToken string
 	// ExtendFor is the lock's new lease, counted from now.
 	ExtendFor time.Duration
-}
-
-// EnqueueRequest adds one message to a queue.
-type EnqueueRequest struct {
-	Item WorkItem
-	// Delay keeps the message invisible this long; 0: visible at once.
-	Delay time.Duration
 }
 
 // StartRequest starts an instance; see Provider.StartInstance.

@@ -56,7 +56,7 @@ func (p *Provider) readHistory(ctx context.Context, op, instance, query string, 
 	return events, nil
 }
 
-// AppendHistory implements provider.Provider.
+// AppendHistory implements provider.Admin.
 func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest) error {
 	instance, executionID, events := req.Instance, req.ExecutionID, req.Events
 	const op = "append history"

@@ -119,7 +119,7 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequ
 	return provider.ExecutionState(state), nil
 }
 
-// EnqueueForOrchestrator implements provider.Provider.
+// EnqueueForOrchestrator implements provider.Admin.
 func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.EnqueueRequest) error {
 	item, delay := req.Item, req.Delay
 	const op = "enqueue for orchestrator"
@@ -159,7 +159,7 @@ func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest
 	return queued, classify("start queued", instance, err)
 }
 
-// EnqueueForWorker implements provider.Provider.
+// EnqueueForWorker implements provider.Admin.
 func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueRequest) error {
 	item, delay := req.Item, req.Delay
 	const op = "enqueue for worker"

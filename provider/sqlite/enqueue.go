@@ -11,7 +11,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
-// EnqueueForOrchestrator implements provider.Provider.
+// EnqueueForOrchestrator implements provider.Admin.
 func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.EnqueueRequest) error {
 	item, delay := req.Item, req.Delay
 	const op = "enqueue for orchestrator"
@@ -104,7 +104,7 @@ func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest
 	return queued, nil
 }
 
-// EnqueueForWorker implements provider.Provider.
+// EnqueueForWorker implements provider.Admin.
 func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueRequest) error {
 	item, delay := req.Item, req.Delay
 	const op = "enqueue for worker"

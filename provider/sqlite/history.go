@@ -44,7 +44,7 @@ func (p *Provider) readExecution(ctx context.Context, op, instance string, execu
 	return events, nil
 }
 
-// AppendHistory implements provider.Provider.
+// AppendHistory implements provider.Admin.
 func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest) error {
 	instance, executionID, events := req.Instance, req.ExecutionID, req.Events
 	const op = "append history"
