@@ -28,7 +28,42 @@ func errorCases() []Case {
 		{"InvalidTimeoutsRejected", invalidTimeoutsRejected},
 		{"FirstTurnWithoutNameRejected", firstTurnWithoutName},
 		{"ZeroValueInputsDoNotPanic", zeroValueInputs},
+		{"CommitOfUnlistedCombinationWritesNothing", commitUnlistedCombination},
 	}
+}
+
+// commitUnlistedCombination: a commit request combining what
+// provider.CommitRequest does not list gets ErrInvalidArgument and writes
+// nothing; the turn and the activity it names are still held and commit
+// afterwards.
+func commitUnlistedCombination(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	startWithActivity(e)
+	lease := e.fetchWork()
+	e.enqueue(externalItem("a", "go"))
+	item := e.fetch()
+	before := int64(len(e.history("a")))
+	result := completionItem("a", 1, 2)
+	turn := &provider.TurnCommit{Hold: provider.TurnLocked, Instance: "a", LockToken: item.LockToken, Ack: provider.OrchestrationAck{ExecutionID: 1}}
+	for what, req := range map[string]provider.CommitRequest{
+		"nothing":                      {},
+		"a locked turn with a result":  {Turn: turn, Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: result}},
+		"a turn with no hold":          {Turn: &provider.TurnCommit{LockToken: item.LockToken}},
+		"a quiet result, next":         {Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: result, QuietAfter: 2}, LockNextFor: longLock},
+		"a removal, next":              {Activity: &provider.ActivityResult{LockToken: lease.LockToken}, LockNextFor: longLock},
+		"a cached turn with no turn":   {Turn: &provider.TurnCommit{Hold: provider.TurnCached}},
+		"a new instance with a result": {Turn: &provider.TurnCommit{Hold: provider.TurnNew, Instance: "b"}, Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: result}},
+	} {
+		c, err := e.p.Commit(e.ctx, req)
+		e.wantErr(err, provider.ErrInvalidArgument, what)
+		if len(c.Leases) != 0 || c.Next != nil || c.Created || c.Quiet {
+			t.Errorf("%s: reported %+v", what, c)
+		}
+	}
+	e.wantEqual(int64(len(e.history("a"))), before, "a's history after refused commits")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, result), "the activity's result after refused commits")
+	e.must(AckTurn(e.ctx, e.p, item.LockToken, provider.OrchestrationAck{ExecutionID: 1,
+		HistoryDelta: []provider.Event{{ID: before + 1, Kind: provider.EventExternalRaised, Name: "go"}}}), "the turn after refused commits")
 }
 
 func ackUnknownToken(t *testing.T, f Factory) {
