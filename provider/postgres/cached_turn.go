@@ -12,13 +12,14 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-// commitCachedTurn commits a turn built from the history cache: one transaction
+// CachedTurn commits a turn built from the history cache: one transaction
 // (in a group commit) deletes the activity's item, deletes the queued
 // messages the turn consumes and locks the instance under a token of our own
 // when it is unchanged (dx_claim_cached_turns, DX008 otherwise) and acks the
 // turn under that token.
-func (p *Provider) commitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
+func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
 	if err != nil {

@@ -195,9 +195,10 @@ func decodeEvents(instance string, executionID int64, ids []int64, data []string
 	return events, decodeErr
 }
 
-// commitTurn commits a locked turn: in one call of
+// Turn commits a locked turn: in one call of
 // dx_ack_orchestration_items, shared with the acks of its commit batch.
-func (p *Provider) commitTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+func (ps paths) Turn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+	p := ps.p
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")

@@ -14,9 +14,10 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-// commitTurnLeasing commits a locked turn and leases its chosen activities: the ack
+// TurnLeasing commits a locked turn and leases its chosen activities: the ack
 // function inserts the items asked for already leased.
-func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")
@@ -41,11 +42,12 @@ func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack 
 	return got, nil
 }
 
-// commitTurnNext commits a locked turn and locks the instance's next turn: the
+// TurnNext commits a locked turn and locks the instance's next turn: the
 // ack and a fetch of its instance in one batch (one transaction); the fetch
 // finds the lock row the ack deleted gone and locks what became visible.
-func (p *Provider) commitTurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	p := ps.p
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return nil, nil, encode.LockNotHeld(op, instance, "empty lock token")
@@ -75,11 +77,12 @@ func (p *Provider) commitTurnNext(ctx context.Context, instance, lockToken strin
 	return got, next, nil
 }
 
-// commitFirstTurn commits a new instance's first turn (direct start): one transaction
+// FirstTurn commits a new instance's first turn (direct start): one transaction
 // (in a group commit) locks the new instance under a token of our own, refusing
 // with DX007 when it exists, is locked or has messages queued, and acks the
 // turn under that token.
-func (p *Provider) commitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+func (ps paths) FirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -129,10 +132,11 @@ func leasesOf(res ackResult, ack provider.OrchestrationAck, lease []int) []*prov
 	return got
 }
 
-// ackActivityNext commits an activity's result and locks its instance's turn: the activity's
+// ActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the fetch of its instance, in one batch (one transaction), so the
 // fetch sees the completion the ack queued.
-func (p *Provider) ackActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	p := ps.p
 	const op = "ack work item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")

@@ -50,15 +50,17 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 	return l, nil
 }
 
-// ackActivity commits an activity's result.
-func (p *Provider) ackActivity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+// Activity commits an activity's result.
+func (ps paths) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	p := ps.p
 	return p.ackWork(ctx, lockToken, completion, nil)
 }
 
-// ackActivityQuietly commits an activity's result quietly: The check needs the
+// ActivityQuietly commits an activity's result quietly: the check needs the
 // instance's incarnation, from the history cache: when the cache does not
 // hold the history the caller judged from, the ack is plain.
-func (p *Provider) ackActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	p := ps.p
 	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
 	if !ok {
 		return false, p.ackWork(ctx, lockToken, &completion, nil)

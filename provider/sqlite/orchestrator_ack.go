@@ -11,8 +11,9 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-// commitTurn commits a locked turn.
-func (p *Provider) commitTurn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+// Turn commits a locked turn.
+func (ps paths) Turn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
+	p := ps.p
 	_, err := p.ackTurn(ctx, lockToken, ack, ackSteps{})
 	return err
 }

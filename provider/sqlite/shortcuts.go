@@ -12,9 +12,10 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 )
 
-// commitTurnLeasing commits a locked turn and leases its chosen activities: the turn's
+// TurnLeasing commits a locked turn and leases its chosen activities: the turn's
 // worker items are leased in the transaction that inserts them.
-func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return nil, err
@@ -27,11 +28,12 @@ func (p *Provider) commitTurnLeasing(ctx context.Context, lockToken string, ack 
 	return leases, nil
 }
 
-// commitTurnNext commits a locked turn and locks the instance's next turn: once
+// TurnNext commits a locked turn and locks the instance's next turn: once
 // the turn's lock is released, its transaction locks the instance again when
 // a message of it is visible.
-func (p *Provider) commitTurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
+func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	p := ps.p
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout, lockTimeout); err != nil {
 		return nil, nil, err
@@ -84,10 +86,11 @@ func leaseAll(ctx context.Context, ack provider.OrchestrationAck, lease []int, l
 	}
 }
 
-// commitFirstTurn commits a new instance's first turn (direct start): the transaction
+// FirstTurn commits a new instance's first turn (direct start): the transaction
 // locks the new instance under a token of our own, refusing when it exists,
 // is locked or has messages queued, and acks the turn under that token.
-func (p *Provider) commitFirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+func (ps paths) FirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -163,9 +166,10 @@ func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, locke
 	return l, nil
 }
 
-// ackActivityNext commits an activity's result and locks its instance's turn: the activity's
+// ActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the lock of its instance in one write transaction.
-func (p *Provider) ackActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	p := ps.p
 	const op = "ack work item"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
@@ -188,12 +192,13 @@ func (p *Provider) ackActivityNext(ctx context.Context, lockToken string, comple
 	return item, nil
 }
 
-// commitCachedTurn commits a turn built from the history cache: the
+// CachedTurn commits a turn built from the history cache: the
 // transaction deletes the activity's item (or the timer's message), locks
 // the instance under a token of our own when it is unchanged, and acks the
 // turn under that token.
-func (p *Provider) commitCachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
+func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
 	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
+	p := ps.p
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
 	if err != nil {

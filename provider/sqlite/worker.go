@@ -97,8 +97,9 @@ func executionState(ctx context.Context, q rowQuerier, instance string, executio
 	return provider.StateOf(true, executionID, current, provider.ExecutionStatus(status.String)), nil
 }
 
-// ackActivity commits an activity's result.
-func (p *Provider) ackActivity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+// Activity commits an activity's result.
+func (ps paths) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	p := ps.p
 	err := p.ackWork(ctx, lockToken, completion, nil)
 	if err == nil && completion != nil {
 		p.orchestratorWork.Notify()
@@ -106,15 +107,16 @@ func (p *Provider) ackActivity(ctx context.Context, lockToken string, completion
 	return err
 }
 
-// ackActivityQuietly commits an activity's result quietly: The check needs the
+// ActivityQuietly commits an activity's result quietly: the check needs the
 // instance's incarnation, from the history cache: when the cache does not
 // hold the history the caller judged from, the ack is plain. Writes are
 // serialised, so the check sees every turn committed before it, and a turn
 // locked after it finds the completion queued.
-func (p *Provider) ackActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
+	p := ps.p
 	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
 	if !ok {
-		return false, p.ackActivity(ctx, lockToken, &completion)
+		return false, ps.Activity(ctx, lockToken, &completion)
 	}
 	quiet := false
 	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
