@@ -157,14 +157,16 @@ type FetchRequest struct {
 	FromCache bool
 	// Deliver, with FromCache and Instance, asks the cache alone (the store
 	// is not read and nothing is locked) for the turn of Instance that
-	// delivers these messages in order: the last is an activity's result,
-	// never queued, for execution Deliver[len-1].ExecutionID; those before
-	// it are results of that execution this process's quiet commits queued
+	// delivers these messages in order, for execution
+	// Deliver[len-1].ExecutionID: the last is an activity's result (never
+	// queued) or a timer queued for the instance (as stored, which the turn
+	// consumes); those before an activity's result are results of that
+	// execution this process's quiet commits queued
 	// (ActivityResult.QuietAfter), which the turn consumes. The turn holds
 	// the whole history when the execution still runs, AttemptCount 1, and
-	// Cached set; it commits as a TurnCached TurnCommit with the activity's
-	// ActivityResult. None when the store holds no such history (a store
-	// without a cache never does).
+	// Cached set; it commits as a TurnCached TurnCommit, with the
+	// activity's ActivityResult when it delivers one. None when the store
+	// holds no such history (a store without a cache never does).
 	Deliver []WorkItem
 }
 
