@@ -27,7 +27,6 @@ func (c *cli) listCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			admin := c.admin
 			ids, err := c.client.List(cmd.Context(), st)
 			if err != nil {
 				return fmt.Errorf("list instances: %w", err)
@@ -39,7 +38,7 @@ func (c *cli) listCommand() *cobra.Command {
 			}
 			infos := make([]provider.InstanceInfo, 0, len(ids))
 			for _, id := range ids {
-				info, err := admin.GetInstanceInfo(cmd.Context(), provider.InstanceRequest{Instance: id})
+				info, err := c.provider.GetInstanceInfo(cmd.Context(), provider.InstanceRequest{Instance: id})
 				if err != nil {
 					return fmt.Errorf("describe instance %s: %w", id, err)
 				}
@@ -186,12 +185,11 @@ func (c *cli) statsCommand() *cobra.Command {
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			admin := c.admin
-			m, err := admin.GetSystemMetrics(cmd.Context())
+			m, err := c.provider.GetSystemMetrics(cmd.Context())
 			if err != nil {
 				return fmt.Errorf("instance counts: %w", err)
 			}
-			q, err := admin.GetQueueDepths(cmd.Context())
+			q, err := c.provider.GetQueueDepths(cmd.Context())
 			if err != nil {
 				return fmt.Errorf("queue depths: %w", err)
 			}

@@ -45,7 +45,6 @@ type cli struct {
 
 	provider provider.Provider
 	client   *runtime.Client
-	admin    provider.Admin
 }
 
 // failedError makes a command exit with exitFailed after printing its result,
@@ -159,7 +158,6 @@ func (c *cli) open(ctx context.Context) error {
 	}
 	c.provider = p
 	c.client = runtime.NewClient(p)
-	c.admin = p
 	return nil
 }
 

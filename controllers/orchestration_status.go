@@ -65,12 +65,12 @@ func readInstance(ctx context.Context, store *poolStore, id string, maxChildren 
 		return nil, fmt.Errorf("read instance %q: %w", id, err)
 	}
 	view := &instanceView{status: st}
-	exec, err := store.Admin.GetExecutionInfo(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: st.ExecutionID})
+	exec, err := store.provider.GetExecutionInfo(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: st.ExecutionID})
 	if err != nil && !errors.Is(err, provider.ErrNotFound) {
 		return nil, fmt.Errorf("read execution %d of %q: %w", st.ExecutionID, id, err)
 	}
 	view.events, view.completedAt = exec.EventCount, exec.CompletedAt
-	children, err := store.Admin.ListChildren(ctx, provider.InstanceRequest{Instance: id})
+	children, err := store.provider.ListChildren(ctx, provider.InstanceRequest{Instance: id})
 	if err != nil {
 		return nil, fmt.Errorf("list children of %q: %w", id, err)
 	}

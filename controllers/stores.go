@@ -32,7 +32,6 @@ func openPostgres(ctx context.Context, connString, schema string) (provider.Prov
 // poolStore is one pool's store as the operator uses it.
 type poolStore struct {
 	Client *runtime.Client
-	Admin  provider.Admin
 
 	provider provider.Provider
 	config   storeConfig
@@ -205,7 +204,7 @@ func (s *poolStores) open(ctx context.Context, key types.NamespacedName, want st
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
-	st := &poolStore{Client: runtime.NewClient(p), Admin: p, provider: p, config: cfg, done: make(chan struct{})}
+	st := &poolStore{Client: runtime.NewClient(p), provider: p, config: cfg, done: make(chan struct{})}
 	wctx, stop := context.WithCancel(context.Background())
 	st.stop = stop
 	changes, err := p.Watch(wctx)

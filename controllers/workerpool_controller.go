@@ -174,11 +174,11 @@ func (r *workerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 }
 
 func readPoolCounts(ctx context.Context, store *poolStore, pool *v1.WorkerPool) error {
-	q, err := store.Admin.GetQueueDepths(ctx)
+	q, err := store.provider.GetQueueDepths(ctx)
 	if err != nil {
 		return fmt.Errorf("read queue depths: %w", err)
 	}
-	m, err := store.Admin.GetSystemMetrics(ctx)
+	m, err := store.provider.GetSystemMetrics(ctx)
 	if err != nil {
 		return fmt.Errorf("read instance counts: %w", err)
 	}

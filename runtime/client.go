@@ -13,14 +13,13 @@ import (
 // needs no running Runtime in the same process; it only talks to the store.
 type Client struct {
 	p provider.Provider
-	a provider.Admin
 	// eager, when set, runs first turns in this runtime (Runtime.Client).
 	eager *Runtime
 }
 
 // NewClient returns a client for p.
 func NewClient(p provider.Provider) *Client {
-	return &Client{p: p, a: p}
+	return &Client{p: p}
 }
 
 // StartOption configures Start. Options are opaque: they set what Start
@@ -226,7 +225,7 @@ func (c *Client) terminateChildrenNow(ctx context.Context, parent string, depth 
 	if depth >= maxTerminateDepth {
 		return nil
 	}
-	children, err := c.a.ListChildren(ctx, provider.InstanceRequest{Instance: parent})
+	children, err := c.p.ListChildren(ctx, provider.InstanceRequest{Instance: parent})
 	if err != nil {
 		return fmt.Errorf("list children of %q: %w", parent, err)
 	}
@@ -326,15 +325,15 @@ func (s *Status) DecodeCustomStatus(out any) (ok bool, err error) {
 // and no worker has run it yet, provider.ErrNotFound when there is no such
 // instance and none is being started.
 func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error) {
-	info, err := c.a.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
+	info, err := c.p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 	if errors.Is(err, provider.ErrNotFound) {
 		var queued bool
-		if queued, err = c.a.StartQueued(ctx, provider.InstanceRequest{Instance: instanceID}); err == nil && queued {
+		if queued, err = c.p.StartQueued(ctx, provider.InstanceRequest{Instance: instanceID}); err == nil && queued {
 			return &Status{Instance: instanceID, Status: StatusPending}, nil
 		}
 		if err == nil {
 			// The start may have been consumed between the two reads, creating the instance.
-			info, err = c.a.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
+			info, err = c.p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 		}
 	}
 	if err != nil {
@@ -434,23 +433,23 @@ func (c *Client) History(ctx context.Context, instanceID string) ([]provider.Eve
 // List returns instance IDs, all of them or those with the given status.
 func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
 	if status == "" {
-		return c.a.ListInstances(ctx, provider.ListRequest{})
+		return c.p.ListInstances(ctx, provider.ListRequest{})
 	}
-	return c.a.ListInstances(ctx, provider.ListRequest{Status: status})
+	return c.p.ListInstances(ctx, provider.ListRequest{Status: status})
 }
 
 // Delete removes a finished instance and its sub-orchestrations with all their
 // history; force also removes running ones.
 func (c *Client) Delete(ctx context.Context, instanceID string, force bool) (provider.DeleteResult, error) {
-	return c.a.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{instanceID}, Force: force})
+	return c.p.DeleteInstances(ctx, provider.DeleteRequest{Instances: []string{instanceID}, Force: force})
 }
 
 // Purge removes finished instances matching filter.
 func (c *Client) Purge(ctx context.Context, filter provider.DeleteFilter) (provider.DeleteResult, error) {
-	return c.a.DeleteInstancesBulk(ctx, filter)
+	return c.p.DeleteInstancesBulk(ctx, filter)
 }
 
 // Prune removes old executions (left behind by ContinueAsNew) of an instance.
 func (c *Client) Prune(ctx context.Context, instanceID string, opts provider.PruneOptions) (provider.PruneResult, error) {
-	return c.a.PruneExecutions(ctx, provider.PruneRequest{Instance: instanceID, Options: opts})
+	return c.p.PruneExecutions(ctx, provider.PruneRequest{Instance: instanceID, Options: opts})
 }
