@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-func TestCallNamed(t *testing.T) {
-	query, values := callNamed("dx_f", []namedArg{{"p_b", 2}, {"p_a", "x"}})
-	if want := "SELECT * FROM dx_f(p_b => $1, p_a => $2)"; query != want {
-		t.Errorf("query %q, want %q", query, want)
+func TestNamedCall(t *testing.T) {
+	args := []namedArg{{"p_b", 2}, {"p_a", "x"}}
+	if got, want := namedCall("dx_f", args), "SELECT * FROM dx_f(p_b => $1, p_a => $2)"; got != want {
+		t.Errorf("query %q, want %q", got, want)
 	}
-	if !slices.Equal(values, []any{2, "x"}) {
-		t.Errorf("values %v", values)
+	if got := values(args); !slices.Equal(got, []any{2, "x"}) {
+		t.Errorf("values %v", got)
 	}
 }

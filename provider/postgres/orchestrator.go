@@ -18,7 +18,7 @@ import (
 
 // Fetch implements provider.Provider.
 func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	return fetch.Route(ctx, req, fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn})
+	return fetch.Route(ctx, req, p.lookups)
 }
 
 // fetchOrchestration long-polls for ready turns. With cached, the turns of

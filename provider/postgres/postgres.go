@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
@@ -94,6 +95,8 @@ type Provider struct {
 	// scanGate says when a fetch must look for ready work rather than take
 	// due timers by name (see lockReadyInstances).
 	scanGate *wake.ScanGate
+	// lookups are the store's ways of getting turns, as Fetch routes to them.
+	lookups fetch.Lookups
 
 	orchestratorWork *wake.Signal
 	workerWork       *wake.Signal
@@ -168,6 +171,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	}
 	p.commits.MaxBatch, p.commits.MaxLeaders = maxCommitBatch, maxCommitLeaders
 	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
+	p.lookups = fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn}
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop
 	go p.listen(lctx, cfg.ConnConfig.Copy())

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -160,9 +161,13 @@ func (a *ackBatchArgs) named() []namedArg {
 
 // queueAcks queues one call acking all of acks.
 func queueAcks(b *pgx.Batch, acks []*turnAck) {
-	query, args := callNamed("dx_ack_orchestration_items", newAckBatchArgs(acks).named())
-	b.Queue(query, args...)
+	b.Queue(ackItemsQuery(), values(newAckBatchArgs(acks).named())...)
 }
+
+// ackItemsQuery is the ack function's call: its argument names never change.
+var ackItemsQuery = sync.OnceValue(func() string {
+	return namedCall("dx_ack_orchestration_items", (&ackBatchArgs{}).named())
+})
 
 // readAcks reads the call's rows, one per ack, into each ack's result.
 func readAcks(br pgx.BatchResults, acks []*turnAck) error {

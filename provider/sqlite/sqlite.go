@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
@@ -88,7 +89,9 @@ type Provider struct {
 	inFlight histcache.InFlight
 	// scanGate says when a fetch must scan for ready work rather than take
 	// due timers by name (see lockReadyInstances).
-	scanGate      *wake.ScanGate
+	scanGate *wake.ScanGate
+	// lookups are the store's ways of getting turns, as Fetch routes to them.
+	lookups       fetch.Lookups
 	workerWork    *wake.Signal
 	statusChanged *wake.Signal
 
@@ -178,6 +181,7 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		closed:           make(chan struct{}),
 	}
 	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
+	p.lookups = fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn}
 	return p, nil
 }
 
