@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // errCachedTurnDeclined stops a turn built from a cached history that would
@@ -69,18 +70,18 @@ func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
 // instance changed meanwhile.
 func (r *Runtime) runCached(ctx context.Context, item *provider.OrchestrationItem, lease *provider.WorkItemLease, own *activitySlot) (done bool, err error) {
 	r.quiet.forget(item.Instance)
-	in, v := prepareTurn(item, time.Now())
-	if v != runIt {
+	in, v := engine.PrepareTurn(item, time.Now())
+	if v != engine.RunIt {
 		return false, nil
 	}
-	in.stepTimeout = r.opts.StepTimeout
-	in.local = &localRunner{
-		has: r.hasActivity,
-		run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
+	in.StepTimeout = r.opts.StepTimeout
+	in.Local = &engine.LocalRunner{
+		Has: r.hasActivity,
+		Run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
 			return provider.WorkItem{}, errCachedTurnDeclined
 		},
 	}
-	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
+	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
 	if err != nil {
 		return false, nil
 	}

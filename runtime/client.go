@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // Client starts, signals, inspects and manages orchestration instances. It
@@ -103,7 +104,7 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	if !o.reuse.Valid() {
 		return fmt.Errorf("start %q: %w: unknown ID-reuse policy %q", instanceID, provider.ErrInvalidArgument, o.reuse)
 	}
-	payload, err := encodePayload(input)
+	payload, err := engine.EncodePayload(input)
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
@@ -123,7 +124,7 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 func startEvents(instanceID string, events []startEvent) ([]provider.WorkItem, error) {
 	items := make([]provider.WorkItem, 0, len(events))
 	for _, ev := range events {
-		payload, err := encodePayload(ev.data)
+		payload, err := engine.EncodePayload(ev.data)
 		if err != nil {
 			return nil, fmt.Errorf("event %q: %w", ev.name, err)
 		}
@@ -176,7 +177,7 @@ func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data a
 	for _, opt := range opts {
 		opt(&o)
 	}
-	payload, err := encodePayload(data)
+	payload, err := engine.EncodePayload(data)
 	if err != nil {
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}
@@ -259,7 +260,7 @@ func (c *Client) runTerminateTurn(ctx context.Context, instanceID string) error 
 	if item == nil {
 		return fmt.Errorf("terminate %q now: %w", instanceID, ErrTurnInProgress)
 	}
-	if firstOfKind(item.Messages, provider.WorkCancelInstance) == nil {
+	if engine.FirstOfKind(item.Messages, provider.WorkCancelInstance) == nil {
 		_ = c.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true})
 		return errNoTerminate
 	}
@@ -282,45 +283,6 @@ func (c *Client) Cancel(ctx context.Context, instanceID, reason string) error {
 	return nil
 }
 
-// Status is an instance's state as last committed.
-type Status struct {
-	Instance      string
-	Orchestration string
-	Version       string
-	ExecutionID   int64
-	// Status is StatusPending until a worker runs the first turn.
-	Status InstanceStatus
-	// Output is the result (JSON) of a completed instance.
-	Output string
-	// Failure says why a failed or terminated instance ended.
-	Failure *Failure
-	// LastError says why a running instance is not making progress: its last
-	// turn was handed back to be retried (code that no longer matches its
-	// history, an unregistered orchestration, a store error). Nil once a turn
-	// commits.
-	LastError           *Failure
-	CustomStatus        *string
-	CustomStatusVersion int64
-	ParentInstance      string
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
-}
-
-// Finished reports whether the instance reached a final status.
-func (s *Status) Finished() bool { return s.Status.Finished() }
-
-// DecodeOutput decodes the result of a completed instance into out.
-func (s *Status) DecodeOutput(out any) error { return decodePayload(s.Output, out) }
-
-// DecodeCustomStatus decodes the custom status into out; ok is false, and
-// out untouched, when the instance has none.
-func (s *Status) DecodeCustomStatus(out any) (ok bool, err error) {
-	if s.CustomStatus == nil {
-		return false, nil
-	}
-	return true, decodePayload(*s.CustomStatus, out)
-}
-
 // Status returns an instance's state: StatusPending while its start is queued
 // and no worker has run it yet, provider.ErrNotFound when there is no such
 // instance and none is being started.
@@ -339,25 +301,7 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 	if err != nil {
 		return nil, fmt.Errorf("status of %q: %w", instanceID, err)
 	}
-	return statusFromInfo(info), nil
-}
-
-func statusFromInfo(info provider.InstanceInfo) *Status {
-	s := &Status{Instance: info.Instance, Orchestration: info.OrchestrationName, Version: info.Version,
-		ExecutionID: info.CurrentExecutionID, Status: statusOf(info.Status), CustomStatus: info.CustomStatus,
-		CustomStatusVersion: info.CustomStatusVersion, ParentInstance: info.ParentInstance,
-		CreatedAt: info.CreatedAt, UpdatedAt: info.UpdatedAt}
-	if info.LastError != nil && !s.Finished() {
-		f := failureOf(info.LastError)
-		s.LastError = &f
-	}
-	switch s.Status {
-	case StatusCompleted:
-		s.Output = info.Output
-	case StatusFailed, StatusTerminated:
-		s.Failure = decodeFailure(info.Output)
-	}
-	return s
+	return engine.StatusFromInfo(info), nil
 }
 
 // CustomStatus returns the custom status if its version moved past

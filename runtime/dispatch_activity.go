@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // activityLoop fetches activities while an execution slot is free and runs
@@ -72,13 +73,13 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease, slot *activitySlot)
 		r.ackActivity(ctx, slot, lease, nil)
 		return
 	case lease.AttemptCount > r.opts.MaxAttempts:
-		r.ackActivity(ctx, slot, lease, failure(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
+		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
 			Message: fmt.Sprintf("poison message: activity delivered %d times without completing", lease.AttemptCount)}))
 		return
 	}
-	fn, err := r.reg.activity(item.Name)
+	fn, err := engine.LookupActivity(r.reg, item.Name)
 	if err != nil {
-		r.retryOrFailActivity(ctx, slot, lease, errorDetails(err))
+		r.retryOrFailActivity(ctx, slot, lease, engine.DetailsOf(err))
 		return
 	}
 	res := r.execute(lease, fn)
@@ -95,7 +96,7 @@ func (r *Runtime) runActivity(lease *provider.WorkItemLease, slot *activitySlot)
 		}
 	default:
 		if res.err != nil {
-			r.ackActivity(ctx, slot, lease, failure(item, errorDetails(res.err)))
+			r.ackActivity(ctx, slot, lease, engine.ActivityFailed(item, engine.DetailsOf(res.err)))
 			return
 		}
 		r.ackActivity(ctx, slot, lease, &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance,
@@ -124,11 +125,11 @@ const (
 func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activityResult {
 	item := lease.Item
 	info := ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
-	actx, cancel := context.WithCancel(context.WithValue(r.hardCtx, activityInfoKey{}, info))
+	actx, cancel := context.WithCancel(engine.WithActivityInfo(r.hardCtx, info))
 	defer cancel()
 	done := make(chan activityResult, 1)
 	go func() {
-		out, err := callActivity(actx, fn, item)
+		out, err := engine.CallActivity(actx, fn, item)
 		done <- activityResult{out: out, err: err}
 	}()
 	renew := time.NewTicker(r.opts.ActivityRenewInterval)
@@ -155,25 +156,6 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activi
 			}
 		}
 	}
-}
-
-// callActivity runs fn on the item's input; a panic becomes its error, and
-// a result over the payload limit fails it.
-func callActivity(ctx context.Context, fn ActivityFunc, item provider.WorkItem) (out string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = "", fmt.Errorf("activity panicked: %v", p)
-		}
-	}()
-	out, err = fn(ctx, item.Input)
-	if err == nil && len(out) > MaxPayloadBytes {
-		return "", &LimitError{What: "payload", Size: len(out), Limit: MaxPayloadBytes, Hint: "activity " + item.Name + " result"}
-	}
-	return out, err
-}
-
-func failure(item provider.WorkItem, d *provider.ErrorDetails) *provider.WorkItem {
-	return &provider.WorkItem{Kind: provider.WorkActivityFailed, Instance: item.Instance, ExecutionID: item.ExecutionID, ID: item.ID, Error: d}
 }
 
 // ackActivity reports the activity's outcome. When the store cannot take it
@@ -225,7 +207,7 @@ func (r *Runtime) ackActivity(ctx context.Context, slot *activitySlot, lease *pr
 func (r *Runtime) retryOrFailActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
 	if lease.AttemptCount >= r.opts.MaxAttempts {
 		r.opts.Logger.Error("failing activity", "instance", lease.Item.Instance, "activity", lease.Item.Name, "class", d.Class, "error", d.Message)
-		r.ackActivity(ctx, slot, lease, failure(lease.Item, d))
+		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(lease.Item, d))
 		return
 	}
 	r.opts.Logger.Warn("activity cannot run; retrying with backoff", "instance", lease.Item.Instance,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // orchestrationLoop fetches ready instances while turn slots are free, as many
@@ -93,16 +94,16 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
 		return nil
 	}
-	in, v := prepareTurn(item, time.Now())
-	in.stepTimeout = r.opts.StepTimeout
+	in, v := engine.PrepareTurn(item, time.Now())
+	in.StepTimeout = r.opts.StepTimeout
 	if r.activitySlots != nil { // a runtime that runs no activities leaves local ones to workers
-		in.local = r.localActivities(item)
+		in.Local = r.localActivities(item)
 	}
 	switch v {
-	case dropIt:
-		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.replies})
+	case engine.DropIt:
+		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.Replies})
 		return nil
-	case handBack:
+	case engine.HandBack:
 		r.handBackIncomplete(ctx, item)
 		return nil
 	}
@@ -112,24 +113,24 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
 		return nil
 	}
-	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
+	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
 	var nd *NondeterminismError
 	switch {
 	case errors.As(err, &nd) && r.opts.Nondeterminism == NondeterminismFail:
 		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", ErrorConfiguration)
-		r.failExecution(ctx, item, &in, errorDetails(err))
+		r.failExecution(ctx, item, &in, engine.DetailsOf(err))
 	case errors.As(err, &nd):
 		// Temporal's rule: keep the instance, so rolling the code back saves it.
 		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
 			"error", err, "class", ErrorConfiguration)
-		r.abandonKeeping(ctx, item, errorDetails(err))
-	case errors.Is(err, errTurnInterrupted):
+		r.abandonKeeping(ctx, item, engine.DetailsOf(err))
+	case errors.Is(err, engine.ErrTurnInterrupted):
 		log.Warn("turn interrupted by shutdown while a local activity ran; handing it back")
 		if err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 			log.Error("hand back failed; the lock will expire", "error", err)
 		}
 	case err != nil:
-		r.retryOrFail(ctx, item, &in, errorDetails(err))
+		r.retryOrFail(ctx, item, &in, engine.DetailsOf(err))
 	default:
 		return r.commitAndContinue(ctx, item, ack, quiet)
 	}
@@ -209,11 +210,11 @@ func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, 
 // commitAndContinue commits a turn and returns the instance's next turn
 // when the store locked it in the same commit (see ackTurn). quiet is the
 // turn's quiet set, noted once it committed.
-func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *quietSet) *provider.OrchestrationItem {
+func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *engine.QuietWaits) *provider.OrchestrationItem {
 	return r.commitTurn(ctx, item, ack, true, quiet)
 }
 
-func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *quietSet) *provider.OrchestrationItem {
+func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) *provider.OrchestrationItem {
 	next, err := r.ackTurn(ctx, item, ack, continuing, quiet)
 	switch {
 	case err == nil:
@@ -231,7 +232,7 @@ func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationIt
 // once the poison limit is reached. Configuration problems (an orchestration
 // not registered in this process) are retried because another process, or
 // the next deployment, may have the code.
-func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *turnInput, d *provider.ErrorDetails) {
+func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
 	if item.AttemptCount >= r.opts.MaxAttempts {
 		r.failExecution(ctx, item, in, d)
 		return
@@ -250,41 +251,7 @@ func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem,
 
 // failExecution ends the execution as Failed with d, without running its code:
 // the code is missing, nondeterministic or its stored state unreadable.
-func (r *Runtime) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *turnInput, d *provider.ErrorDetails) {
+func (r *Runtime) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
 	r.opts.Logger.Error("failing orchestration", "instance", item.Instance, "class", d.Class, "error", d.Message)
-	ack := provider.OrchestrationAck{ExecutionID: item.ExecutionID,
-		Metadata: provider.ExecutionMetadata{Status: provider.StatusFailed, Output: encodeFailure(d)}}
-	var parent parentRef
-	switch {
-	case in == nil || item.DecodeError != nil:
-		// The stored history cannot be trusted for event IDs: record the status only.
-		if !item.Exists {
-			r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID})
-			return
-		}
-	case len(in.history) == 0:
-		ack.ExecutionID = in.executionID
-		ack.Metadata.OrchestrationName, ack.Metadata.OrchestrationVersion = in.start.Name, in.start.Version
-		ack.Metadata.ParentInstance = in.start.ParentInstance
-		parent = parentRef{in.start.ParentInstance, in.start.ParentExecutionID, in.start.ParentID}
-		ack.HistoryDelta = []provider.Event{
-			{ID: 1, Kind: provider.EventOrchestrationStarted, Time: time.Now().UnixMilli(), Name: in.start.Name,
-				Version: in.start.Version, Input: in.start.Input, ParentInstance: parent.instance,
-				ParentExecutionID: parent.executionID, ParentID: parent.id, ExecutionID: in.executionID, Owner: in.start.Owner},
-			{ID: 2, Kind: provider.EventOrchestrationFailed, Time: time.Now().UnixMilli(), Error: d},
-		}
-	default:
-		started := in.history[0]
-		parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
-		ack.HistoryDelta = []provider.Event{{ID: int64(len(in.history)) + 1, Kind: provider.EventOrchestrationFailed,
-			Time: time.Now().UnixMilli(), Error: d}}
-	}
-	if in != nil {
-		ack.OrchestratorItems = in.replies
-	}
-	if parent.instance != "" {
-		ack.OrchestratorItems = append(ack.OrchestratorItems, provider.WorkItem{Kind: provider.WorkSubOrchFailed, Instance: parent.instance,
-			ExecutionID: parent.executionID, ID: parent.id, Error: d})
-	}
-	r.commit(ctx, item, ack)
+	r.commit(ctx, item, engine.FailedAck(item, in, d))
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // Client returns a client on the runtime's store whose Start runs the new
@@ -37,7 +38,7 @@ func (r *Runtime) Client() *Client {
 // plainly. On error nothing was queued. A direct start needs no reuse check:
 // the store commits it only for an ID nothing holds.
 func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem, reuse provider.IDReusePolicy) (bool, error) {
-	if _, _, err := r.reg.orchestration(item.Name, item.Version); err != nil {
+	if _, _, err := engine.LookupOrchestration(r.reg, item.Name, item.Version); err != nil {
 		return false, nil
 	}
 	if !r.holdLoop() {
@@ -98,20 +99,20 @@ func (r *Runtime) startDirectly(ctx context.Context, start provider.WorkItem) (d
 	}
 	item := &provider.OrchestrationItem{Instance: start.Instance, ExecutionID: 1, AttemptCount: 1,
 		Messages: []provider.WorkItem{start}, OrchestrationName: start.Name, Version: start.Version}
-	in, v := prepareTurn(item, time.Now())
-	if v != runIt {
+	in, v := engine.PrepareTurn(item, time.Now())
+	if v != engine.RunIt {
 		return directNotHere, nil
 	}
-	in.stepTimeout = r.opts.StepTimeout
+	in.StepTimeout = r.opts.StepTimeout
 	if r.activitySlots != nil {
-		in.local = &localRunner{
-			has: r.hasActivity,
-			run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
+		in.Local = &engine.LocalRunner{
+			Has: r.hasActivity,
+			Run: func(provider.WorkItem, time.Duration) (provider.WorkItem, error) {
 				return provider.WorkItem{}, errLocalAtStart
 			},
 		}
 	}
-	ack, quiet, err := runTurnQuiet(r.reg, in, r.opts.Logger)
+	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
 	if err != nil {
 		if !errors.Is(err, errLocalAtStart) {
 			r.opts.Logger.Debug("first turn not computed at start; a dispatcher will run it", "instance", start.Instance, "error", err)

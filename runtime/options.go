@@ -3,6 +3,8 @@ package runtime
 import (
 	"log/slog"
 	"time"
+
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // Options tune a Runtime. Zero values take the defaults below.
@@ -107,7 +109,7 @@ func (o Options) withDefaults() Options {
 	}
 	def(&o.OrchestrationLockTimeout, 30*time.Second)
 	if o.StepTimeout == 0 {
-		o.StepTimeout = time.Second
+		o.StepTimeout = engine.DefaultStepTimeout
 	}
 	def(&o.ActivityLockTimeout, 30*time.Second)
 	def(&o.ActivityRenewInterval, min(o.ActivityLockTimeout/3, 5*time.Second))

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // Quiet activity results. A turn that ends with the orchestration waiting
 // for all of several activities (WhenAll) would, on the result of one of
 // them, only record it and wait on: a fetch, a replay and a commit for
 // nothing. The turn notes which results leave its instance's code blocked
-// (quietSet); when one arrives and the store still holds the history the
+// (engine.QuietWaits); when one arrives and the store still holds the history the
 // turn ended with, the activity is acked without waking a dispatcher
 // (provider.ActivityResult.QuietAfter) and the result waits in the queue for the turn the
 // last one runs, which delivers them all. A fan-out of n activities then
@@ -21,16 +22,12 @@ import (
 // acked quietly, so that the last result can run that turn from the cached
 // history, consuming them (provider.FetchRequest.Deliver): no fetch at all.
 
-// quietSet says which activity results would leave an execution's code
-// blocked, as the turn that committed event lastEvent left it.
+// quietSet is the QuietWaits a committed turn left, with the quiet acks of
+// its results.
 type quietSet struct {
-	execution, lastEvent int64
-	// remaining is, for each parked wait, how many more results wake it.
-	remaining []int
-	// waitsOf lists, for each pending activity, the waits its result
-	// counts toward (none: nothing awaits it yet). An activity not listed is
-	// not quiet.
-	waitsOf map[int64][]int
+	*engine.QuietWaits
+	// lastEvent is the last event of the history the waits were read from.
+	lastEvent int64
 	// inFlight counts quiet acks not yet answered; settled is closed when
 	// it drops to zero (nil while none are in flight).
 	inFlight int
@@ -41,57 +38,12 @@ type quietSet struct {
 	usedAt time.Time
 }
 
-// quietSetOf reads, from a turn that ended with its execution running, the
-// pending activities whose results would each leave every coroutine parked.
-// nil when none would.
-func (t *turn) quietSetOf() *quietSet {
-	if t.finished || t.ended || t.mainDone() {
-		return nil
-	}
-	q := &quietSet{execution: t.executionID, waitsOf: map[int64][]int{}}
-	index := map[*wait]int{}
-	for id, a := range t.byID {
-		f := a.future
-		if a.kind != provider.EventActivityScheduled || f == nil || f.done || len(f.onResolve) > 0 {
-			continue
-		}
-		ws := []int{}
-		for _, w := range f.waiters {
-			if w.c.waiting != w {
-				continue // a wait that already ended
-			}
-			k, ok := index[w]
-			if !ok {
-				k = len(q.remaining)
-				index[w] = k
-				q.remaining = append(q.remaining, w.need)
-			}
-			ws = append(ws, k)
-		}
-		q.waitsOf[id] = ws
-	}
-	if len(q.waitsOf) == 0 {
-		return nil
-	}
-	return q
-}
-
-// take counts the result of activity id toward its waits when none of them
-// wakes: the result is quiet, and its ack is in flight until settle.
+// take counts a quiet result of activity id: its ack is in flight until
+// settle.
 func (q *quietSet) take(id int64) bool {
-	ws, ok := q.waitsOf[id]
-	if !ok {
+	if !q.Take(id) {
 		return false
 	}
-	for _, w := range ws {
-		if q.remaining[w] <= 1 {
-			return false
-		}
-	}
-	for _, w := range ws {
-		q.remaining[w]--
-	}
-	delete(q.waitsOf, id)
 	q.inFlight++
 	if q.settled == nil {
 		q.settled = make(chan struct{})
@@ -129,13 +81,14 @@ func (s *quietSets) clock() time.Time {
 // notes none: the history it leaves is the one the instance's previous set
 // was read from, so a quiet ack of that set still in flight would pass the
 // store's check unseen by this set.
-func (s *quietSets) note(instance string, ack provider.OrchestrationAck, q *quietSet) {
+func (s *quietSets) note(instance string, ack provider.OrchestrationAck, waits *engine.QuietWaits) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(instance)
-	if q == nil || ack.Metadata.Status.Terminal() || len(ack.HistoryDelta) == 0 {
+	if waits == nil || ack.Metadata.Status.Terminal() || len(ack.HistoryDelta) == 0 {
 		return
 	}
+	q := &quietSet{QuietWaits: waits}
 	q.lastEvent = ack.HistoryDelta[len(ack.HistoryDelta)-1].ID
 	q.usedAt = s.clock()
 	if s.sets == nil {
@@ -196,7 +149,7 @@ func (s *quietSets) dropLocked(instance string) {
 func (s *quietSets) take(ctx context.Context, completion *provider.WorkItem) (held *quietSet, queued []provider.WorkItem) {
 	s.mu.Lock()
 	q := s.sets[completion.Instance]
-	if q == nil || q.execution != completion.ExecutionID {
+	if q == nil || q.Execution != completion.ExecutionID {
 		s.mu.Unlock()
 		return nil, nil
 	}

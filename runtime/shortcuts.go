@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // tryAcquire takes up to n slots that are free right now and returns how
@@ -34,7 +35,7 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // A turn that ends the instance (completed, failed, terminated) is not
 // continued: messages reaching it now are only dropped, by any dispatcher,
 // and asking for them cost the store a lookup on every last turn.
-func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *quietSet) (*provider.OrchestrationItem, error) {
+func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) (*provider.OrchestrationItem, error) {
 	ends := ack.Metadata.Status.Terminal() && ack.Metadata.Status != provider.StatusContinuedAsNew
 	req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnLocked, Instance: item.Instance, LockToken: item.LockToken, Ack: ack}}
 	if continuing && !ends && r.accepting() {

@@ -11,10 +11,17 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// runtimePath is the package that declares OrchestrationContext and the
-// registration functions. It is trusted: its implementation uses goroutines
-// and channels to give orchestration code a deterministic API.
-const runtimePath = "github.com/duroxide/duroxide-go/runtime"
+// runtimePath is the package users import for OrchestrationContext and the
+// registration functions; enginePath is the replay engine that declares them
+// (runtime names them with aliases). Both are trusted: their implementation
+// uses goroutines and channels to give orchestration code a deterministic API.
+const (
+	runtimePath = "github.com/duroxide/duroxide-go/runtime"
+	enginePath  = "github.com/duroxide/duroxide-go/runtime/internal/engine"
+)
+
+// isRuntime reports whether path is the runtime or its engine.
+func isRuntime(path string) bool { return path == runtimePath || path == enginePath }
 
 // suppressDirective silences reports on its own line and the line below.
 const suppressDirective = "//duroxide:nondeterministic-ok"
@@ -61,7 +68,7 @@ func run(pass *analysis.Pass) (any, error) {
 // at its API (descending into it would flag fmt.Println as I/O).
 func skipPackage(pass *analysis.Pass) bool {
 	path := pass.Pkg.Path()
-	return path == runtimePath || isStandard(path, pass.Module)
+	return isRuntime(path) || isStandard(path, pass.Module)
 }
 
 // isStandard reports whether path is a standard-library package: one outside

@@ -40,10 +40,12 @@ func TestCrossPackage(t *testing.T) { run(t, "example.com/crosspkg/b", "example.
 
 func TestSuppression(t *testing.T) { run(t, "example.com/suppress") }
 
-// TestRuntimeTrusted checks that the runtime package itself, whose
-// implementation may use goroutines and channels, is neither reported nor
+// TestRuntimeTrusted checks that the runtime package and its engine, whose
+// implementation may use goroutines and channels, are neither reported nor
 // given facts.
-func TestRuntimeTrusted(t *testing.T) { run(t, "github.com/duroxide/duroxide-go/runtime") }
+func TestRuntimeTrusted(t *testing.T) {
+	run(t, "github.com/duroxide/duroxide-go/runtime", "github.com/duroxide/duroxide-go/runtime/internal/engine")
+}
 
 // TestModuleWithoutDot checks that a module named without a dot ("myapp") is
 // analysed: only packages outside any module are taken for the standard

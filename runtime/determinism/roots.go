@@ -42,7 +42,7 @@ func (c *checker) registeredRoots() []*unit {
 // or nils for any other call.
 func (c *checker) registrationArgs(call *ast.CallExpr) (name, fn ast.Expr) {
 	callee := typeutil.StaticCallee(c.pass.TypesInfo, call)
-	if callee == nil || callee.Pkg() == nil || callee.Pkg().Path() != runtimePath {
+	if callee == nil || callee.Pkg() == nil || !isRuntime(callee.Pkg().Path()) {
 		return nil, nil
 	}
 	isMethod := callee.Signature().Recv() != nil
@@ -174,5 +174,5 @@ func takesContext(sig *types.Signature) bool {
 		return false
 	}
 	obj := named.Obj()
-	return obj.Name() == "OrchestrationContext" && obj.Pkg() != nil && obj.Pkg().Path() == runtimePath
+	return obj.Name() == "OrchestrationContext" && obj.Pkg() != nil && isRuntime(obj.Pkg().Path())
 }

@@ -33,12 +33,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
-	"github.com/duroxide/duroxide-go/runtime/internal/simhook"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // DefaultMaxSteps bounds a run (turns plus activity executions plus clock
@@ -54,6 +55,8 @@ type Env struct {
 	overrides map[string]*runtime.Registry
 	logger    *slog.Logger
 	maxSteps  int
+	// localMu runs a turn's local activities one at a time.
+	localMu sync.Mutex
 
 	now       time.Time
 	started   time.Time
@@ -131,7 +134,7 @@ func OverrideActivity[In, Out any](e *Env, name string, fn func(ctx context.Cont
 // running, and a changed signature fails only when the override's input is
 // decoded mid-run.
 func (e *Env) checkOverride(name string, typ reflect.Type) error {
-	registered, ok := simhook.ActivityType(e.reg, name)
+	registered, ok := engine.ActivityType(e.reg, name)
 	if !ok {
 		return fmt.Errorf("override activity %q: not registered; registered activities: %s", name, nameList(e.reg.Activities()))
 	}
@@ -175,7 +178,7 @@ func (e *Env) Start(orchestration string, input any) *Instance {
 
 // StartInstance is Start with a chosen instance ID.
 func (e *Env) StartInstance(id, orchestration string, input any) *Instance {
-	payload, err := simhook.EncodePayload(input)
+	payload, err := engine.EncodePayload(input)
 	if err != nil {
 		e.fatalf("runtimetest: start %q: %v", id, err)
 	}

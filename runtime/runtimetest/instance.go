@@ -8,7 +8,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
-	"github.com/duroxide/duroxide-go/runtime/internal/simhook"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // Instance is a handle on one orchestration instance of an Env.
@@ -73,7 +73,7 @@ func (i *Instance) RunFor(d time.Duration) error {
 // does. Unlike the client it does not check that the instance can receive
 // it: a test may raise before the instance has run.
 func (i *Instance) RaiseEvent(name string, data any) {
-	payload, err := simhook.EncodePayload(data)
+	payload, err := engine.EncodePayload(data)
 	if err != nil {
 		i.env.fatalf("runtimetest: raise %q on %q: %v", name, i.id, err)
 	}
@@ -102,7 +102,7 @@ func (i *Instance) Status() *runtime.Status {
 		CurrentExecutionID: inst.execution, Status: inst.status, Output: inst.output, CustomStatus: inst.custom,
 		CustomStatusVersion: inst.customVersion, ParentInstance: inst.parent,
 		CreatedAt: time.UnixMilli(inst.created), UpdatedAt: time.UnixMilli(inst.updated)}
-	return simhook.Status(info).(*runtime.Status)
+	return engine.StatusFromInfo(info)
 }
 
 // History is the current execution's history.

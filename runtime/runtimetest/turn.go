@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/runtime/internal/simhook"
+	"github.com/duroxide/duroxide-go/runtime"
+	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
 // instance is what a store keeps of one instance.
@@ -43,17 +45,35 @@ func (e *Env) runTurn() error {
 	item := &provider.OrchestrationItem{Instance: id, Exists: inst.exists, ExecutionID: max(inst.execution, 1),
 		Status: inst.status, History: slices.Clone(inst.history), Messages: msgs, CustomStatus: inst.custom,
 		OrchestrationName: inst.name, Version: inst.version}
-	ack, ran, err := simhook.RunTurn(e.reg, item, e.now, e.logger, e.execute)
+	in, v := engine.PrepareTurn(item, e.now)
+	if v != engine.RunIt {
+		// Nothing to run: only the replies the store must still send.
+		e.enqueueAll(in.Replies)
+		return nil
+	}
+	in.StepTimeout = engine.DefaultStepTimeout
+	in.Local = &engine.LocalRunner{
+		Has: func(string) bool { return true },
+		// One at a time: the test environment is single-threaded.
+		Run: func(w provider.WorkItem, _ time.Duration) (provider.WorkItem, error) {
+			e.localMu.Lock()
+			defer e.localMu.Unlock()
+			return e.execute(w), nil
+		},
+	}
+	ack, _, err := engine.RunTurn(e.reg, in, e.logger)
 	if err != nil {
 		return fmt.Errorf("runtimetest: turn of instance %q: %w", id, err)
 	}
-	if ran {
-		e.commit(id, inst, ack)
-	}
-	for _, m := range ack.OrchestratorItems {
+	e.commit(id, inst, ack)
+	e.enqueueAll(ack.OrchestratorItems)
+	return nil
+}
+
+func (e *Env) enqueueAll(items []provider.WorkItem) {
+	for _, m := range items {
 		e.enqueue(m)
 	}
-	return nil
 }
 
 // commit applies an ack as a provider would.
@@ -108,9 +128,18 @@ func (e *Env) runActivity() {
 // completion. WithLocal activities run here too, inside their turn.
 func (e *Env) execute(item provider.WorkItem) provider.WorkItem {
 	e.calls[item.Name]++
-	regs := []any{e.reg}
+	reg := e.reg
 	if o := e.overrides[item.Name]; o != nil {
-		regs = []any{o}
+		reg = o
 	}
-	return simhook.RunActivity(context.Background(), item, 1, regs...)
+	fn, err := engine.LookupActivity(reg, item.Name)
+	if err != nil {
+		return *engine.ActivityFailed(item, engine.DetailsOf(err))
+	}
+	info := runtime.ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: 1}
+	out, err := engine.CallActivity(engine.WithActivityInfo(context.Background(), info), fn, item)
+	if err != nil {
+		return *engine.ActivityFailed(item, engine.DetailsOf(err))
+	}
+	return provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: item.Instance, ExecutionID: item.ExecutionID, ID: item.ID, Result: out}
 }

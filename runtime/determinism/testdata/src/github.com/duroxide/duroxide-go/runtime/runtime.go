@@ -1,72 +1,35 @@
 // Package runtime is a stub of the duroxide runtime API, just enough for the
-// determinism analyzer's tests to type-check. The analyzer matches it by
-// import path and type name, as it matches the real package.
+// determinism analyzer's tests to type-check. Like the real package, it names
+// the engine's types with aliases and wraps its generic functions. The
+// analyzer matches both by import path and type name.
 package runtime
 
-import "time"
+import "github.com/duroxide/duroxide-go/runtime/internal/engine"
 
 // OrchestrationContext is the deterministic API of orchestration code.
-type OrchestrationContext struct{ now time.Time }
+type OrchestrationContext = engine.OrchestrationContext
 
 // Future is the result of a durable operation.
-type Future struct{}
-
-// Await waits for the future and decodes its result into out.
-func (f *Future) Await(out any) error { return nil }
-
-// Await waits for f and returns its typed result.
-func Await[T any](f *Future) (T, error) {
-	var zero T
-	return zero, nil
-}
-
-// Now returns the replayed current time.
-func (c *OrchestrationContext) Now() time.Time { return c.now }
-
-// NewGUID returns a replayed GUID.
-func (c *OrchestrationContext) NewGUID() string { return "guid" }
-
-// CreateTimer starts a durable timer.
-func (c *OrchestrationContext) CreateTimer(d time.Duration) *Future { return &Future{} }
-
-// CallActivity schedules an activity.
-func (c *OrchestrationContext) CallActivity(name string, input any) *Future { return &Future{} }
-
-// Go starts a deterministic goroutine. Like the real runtime, it is built on
-// a goroutine and channels; the analyzer trusts this package, so neither this
-// nor its callers are reported.
-func (c *OrchestrationContext) Go(fn func(ctx *OrchestrationContext) (any, error)) *Future {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn(c)
-	}()
-	<-done
-	return &Future{}
-}
-
-// Select waits for the first of futures and returns its index.
-func (c *OrchestrationContext) Select(futures ...*Future) int { return 0 }
-
-// WhenAll waits for all futures.
-func (c *OrchestrationContext) WhenAll(futures ...*Future) error { return nil }
+type Future = engine.Future
 
 // OrchestrationFunc is the untyped form of an orchestration.
-type OrchestrationFunc func(ctx *OrchestrationContext, input string) (string, error)
+type OrchestrationFunc = engine.OrchestrationFunc
 
 // Registry maps names to orchestrations.
-type Registry struct{}
+type Registry = engine.Registry
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{} }
+func NewRegistry() *Registry { return engine.NewRegistry() }
 
-// AddOrchestration registers fn as version of the named orchestration.
-func (r *Registry) AddOrchestration(name, version string, fn OrchestrationFunc) error { return nil }
+// Await waits for f and returns its typed result.
+func Await[T any](f *Future) (T, error) { return engine.Await[T](f) }
 
 // RegisterOrchestration registers a typed orchestration.
 func RegisterOrchestration[In, Out any](r *Registry, name string, fn func(ctx *OrchestrationContext, input In) (Out, error)) {
+	engine.RegisterOrchestration(r, name, fn)
 }
 
 // RegisterOrchestrationVersion registers a typed orchestration at version.
 func RegisterOrchestrationVersion[In, Out any](r *Registry, name, version string, fn func(ctx *OrchestrationContext, input In) (Out, error)) {
+	engine.RegisterOrchestrationVersion(r, name, version, fn)
 }

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"errors"
@@ -57,8 +57,8 @@ func Replay(reg *Registry, history []provider.Event, opts ...ReplayOption) error
 		return fmt.Errorf("replay: history starts with %s, not OrchestrationStarted", started.Kind)
 	}
 	history, imposedEnd := withoutImposedEnd(history)
-	in := turnInput{instance: cfg.instance, executionID: max(started.ExecutionID, 1), history: history,
-		now: time.UnixMilli(history[len(history)-1].Time), stepTimeout: Options{}.withDefaults().StepTimeout}
+	in := TurnInput{instance: cfg.instance, executionID: max(started.ExecutionID, 1), history: history,
+		now: time.UnixMilli(history[len(history)-1].Time), StepTimeout: DefaultStepTimeout}
 	t := newTurn(reg, in, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer t.sched.teardown()
 	t.endImposed = imposedEnd

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func BenchmarkReplay(b *testing.B) {
 		})
 	})
 	for _, events := range []int{1_000, 10_000, 100_000} {
-		in := turnInput{instance: "inst", executionID: 1, history: fanHistory(events/2 + 1), now: time.Now(), stepTimeout: time.Minute}
+		in := TurnInput{instance: "inst", executionID: 1, history: fanHistory(events/2 + 1), now: time.Now(), StepTimeout: time.Minute}
 		b.Run(fmt.Sprintf("events=%d", len(in.history)), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := runTurn(reg, in, quiet); err != nil {

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"errors"
@@ -24,11 +24,11 @@ type fakeLocal struct {
 	stop    bool // every run reports a shutdown
 }
 
-func (f *fakeLocal) runner() *localRunner {
+func (f *fakeLocal) runner() *LocalRunner {
 	f.open = make(chan struct{})
-	return &localRunner{
-		has: func(name string) bool { return !f.missing[name] },
-		run: f.run,
+	return &LocalRunner{
+		Has: func(name string) bool { return !f.missing[name] },
+		Run: f.run,
 	}
 }
 
@@ -37,7 +37,7 @@ func (f *fakeLocal) run(w provider.WorkItem, _ time.Duration) (provider.WorkItem
 	f.calls = append(f.calls, w.Name+":"+w.Input)
 	f.mu.Unlock()
 	if f.stop {
-		return provider.WorkItem{}, errTurnInterrupted
+		return provider.WorkItem{}, ErrTurnInterrupted
 	}
 	switch w.Name {
 	case "Boom":
@@ -53,7 +53,7 @@ func (f *fakeLocal) run(w provider.WorkItem, _ time.Duration) (provider.WorkItem
 			return provider.WorkItem{}, errors.New("gate: the other local activities of the wave never started")
 		}
 	}
-	out, _ := encodePayload("Hello, " + strings.Trim(w.Input, `"`))
+	out, _ := EncodePayload("Hello, " + strings.Trim(w.Input, `"`))
 	return provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: w.Instance, ExecutionID: w.ExecutionID, ID: w.ID, Result: out}, nil
 }
 
@@ -117,10 +117,10 @@ func TestLocalActivityHistoryReplaysWithoutRunner(t *testing.T) {
 func TestLocalActivityFallsBackToWorkers(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		local func() *localRunner
+		local func() *LocalRunner
 	}{
-		{"no runner", func() *localRunner { return nil }},
-		{"no code here", func() *localRunner { return (&fakeLocal{missing: map[string]bool{"Greet": true}}).runner() }},
+		{"no runner", func() *LocalRunner { return nil }},
+		{"no code here", func() *LocalRunner { return (&fakeLocal{missing: map[string]bool{"Greet": true}}).runner() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSim(t, registry(t, localHello))
@@ -272,13 +272,13 @@ func TestLocalActivitiesPerTurnBounded(t *testing.T) {
 }
 
 // A local activity cut short by shutdown stops the turn with
-// errTurnInterrupted: nothing of it is committed.
+// ErrTurnInterrupted: nothing of it is committed.
 func TestLocalActivityInterruptedStopsTheTurn(t *testing.T) {
 	s := newSim(t, registry(t, localHello))
 	f := &fakeLocal{stop: true}
 	s.local = f.runner()
 	_, err := s.turn(start("Hello", "ada"))
-	if !errors.Is(err, errTurnInterrupted) {
-		t.Fatalf("turn error %v, want errTurnInterrupted", err)
+	if !errors.Is(err, ErrTurnInterrupted) {
+		t.Fatalf("turn error %v, want ErrTurnInterrupted", err)
 	}
 }

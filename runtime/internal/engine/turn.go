@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"errors"
@@ -12,8 +12,12 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// turnInput is one turn of one execution, as the dispatcher prepared it.
-type turnInput struct {
+// DefaultStepTimeout is how long orchestration code may run without yielding
+// when the runtime's options do not say.
+const DefaultStepTimeout = time.Second
+
+// TurnInput is one turn of one execution, as the dispatcher prepared it.
+type TurnInput struct {
 	instance    string
 	executionID int64
 	// history is the execution's history; empty for a new execution, which
@@ -27,14 +31,14 @@ type turnInput struct {
 	// now is the turn's clock, in whole milliseconds like the history's, so
 	// ctx.Now is the same on the first run and on replay.
 	now time.Time
-	// stepTimeout bounds how long orchestration code may run without yielding.
-	stepTimeout time.Duration
-	// replies are answers the turn must send whatever happens (sub-orchestration
+	// StepTimeout bounds how long orchestration code may run without yielding.
+	StepTimeout time.Duration
+	// Replies are answers the turn must send whatever happens (sub-orchestration
 	// starts refused because the instance exists).
-	replies []provider.WorkItem
-	// local runs WithLocal activities inside the turn; nil queues them for
+	Replies []provider.WorkItem
+	// Local runs WithLocal activities inside the turn; nil queues them for
 	// workers like any other.
-	local *localRunner
+	Local *LocalRunner
 }
 
 type parentRef struct {
@@ -60,7 +64,7 @@ type turn struct {
 	parent      parentRef
 	now         time.Time
 	logger      *slog.Logger
-	local       *localRunner
+	local       *LocalRunner
 
 	replayState
 	turnInbox
@@ -139,21 +143,22 @@ type inboxEvent struct {
 	seq int
 }
 
-// runTurn computes the ack of one turn. It fails only when the turn cannot be
-// computed: nondeterminism, an unregistered orchestration, a malformed history,
-// code blocked past its step deadline. The orchestration's own failures are
-// part of a successful ack.
-func runTurn(reg *Registry, in turnInput, logger *slog.Logger) (provider.OrchestrationAck, error) {
-	ack, _, err := runTurnQuiet(reg, in, logger)
+// runTurn is RunTurn without the quiet waits.
+func runTurn(reg *Registry, in TurnInput, logger *slog.Logger) (provider.OrchestrationAck, error) {
+	ack, _, err := RunTurn(reg, in, logger)
 	return ack, err
 }
 
-// runTurnQuiet is runTurn that also says which activity results would leave
-// the execution's code blocked once the turn has committed (quiet.go).
-func runTurnQuiet(reg *Registry, in turnInput, logger *slog.Logger) (provider.OrchestrationAck, *quietSet, error) {
+// RunTurn computes the ack of one turn, and which activity results would
+// leave the execution's code blocked once the turn has committed (quiet.go).
+// It fails only when the turn cannot be computed: nondeterminism, an
+// unregistered orchestration, a malformed history, code blocked past its
+// step deadline. The orchestration's own failures are part of a successful
+// ack.
+func RunTurn(reg *Registry, in TurnInput, logger *slog.Logger) (provider.OrchestrationAck, *QuietWaits, error) {
 	t := newTurn(reg, in, logger)
 	defer t.sched.teardown()
-	if term := firstOfKind(in.messages, provider.WorkCancelInstance); term != nil {
+	if term := FirstOfKind(in.messages, provider.WorkCancelInstance); term != nil {
 		// A Terminate wins over everything else in the batch, and needs neither
 		// the code nor a replay: a broken orchestration can still be stopped.
 		t.terminateFromHistory(in, term.Reason)
@@ -176,13 +181,13 @@ func runTurnQuiet(reg *Registry, in turnInput, logger *slog.Logger) (provider.Or
 		return failedOverHistoryLimit(reg, in, logger, events), nil, nil
 	}
 	t.enforceLimits()
-	return t.ack(in), t.quietSetOf(), nil
+	return t.ack(in), t.quietWaitsOf(), nil
 }
 
 // failedOverHistoryLimit is the ack of a turn whose events would take the
 // history past MaxHistoryEvents: none of them is stored; the execution fails
 // from the history it had.
-func failedOverHistoryLimit(reg *Registry, in turnInput, logger *slog.Logger, events int64) provider.OrchestrationAck {
+func failedOverHistoryLimit(reg *Registry, in TurnInput, logger *slog.Logger, events int64) provider.OrchestrationAck {
 	t := newTurn(reg, in, logger)
 	defer t.sched.teardown()
 	t.failFromHistory(in, &LimitError{What: "history", Size: int(events), Limit: MaxHistoryEvents,
@@ -190,10 +195,10 @@ func failedOverHistoryLimit(reg *Registry, in turnInput, logger *slog.Logger, ev
 	return t.ack(in)
 }
 
-func newTurn(reg *Registry, in turnInput, logger *slog.Logger) *turn {
+func newTurn(reg *Registry, in TurnInput, logger *slog.Logger) *turn {
 	t := &turn{
-		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now, local: in.local,
-		replayState: replayState{sched: newScheduler(in.stepTimeout)},
+		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now, local: in.Local,
+		replayState: replayState{sched: newScheduler(in.StepTimeout)},
 		turnInbox:   turnInbox{byID: map[int64]*action{}, subscriptions: map[string][]*Future{}},
 		ackBuilder:  ackBuilder{nextID: int64(len(in.history)) + 1, customStatus: in.customStatus},
 	}
@@ -760,9 +765,9 @@ func (t *turn) finish() {
 			CustomStatus: t.customStatus, Owner: t.owner}
 	case t.mainErr != nil:
 		t.cancelOutstanding("instance " + t.instance + " failed")
-		d := errorDetails(t.mainErr)
+		d := DetailsOf(t.mainErr)
 		t.appendEvent(provider.Event{Kind: provider.EventOrchestrationFailed, Error: d})
-		t.status, t.output = provider.StatusFailed, encodeFailure(d)
+		t.status, t.output = provider.StatusFailed, EncodeFailure(d)
 		t.notifyParent(provider.WorkSubOrchFailed, "", d)
 	default:
 		t.cancelOutstanding("instance " + t.instance + " completed")
@@ -781,18 +786,18 @@ func (t *turn) terminate(reason string) {
 	t.cancelOutstanding("parent instance " + t.instance + " terminated: " + reason)
 	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationTerminated, Reason: reason})
 	d := &provider.ErrorDetails{Class: ErrorApplication, Kind: FailureTerminated, Reason: reason, Message: "terminated: " + reason}
-	t.status, t.output = provider.StatusTerminated, encodeFailure(d)
+	t.status, t.output = provider.StatusTerminated, EncodeFailure(d)
 	t.notifyParent(provider.WorkSubOrchFailed, "", d)
 }
 
 // terminateFromHistory terminates without running the code.
-func (t *turn) terminateFromHistory(in turnInput, reason string) {
+func (t *turn) terminateFromHistory(in TurnInput, reason string) {
 	t.endFromHistory(in, func() { t.terminate(reason) })
 }
 
 // failFromHistory fails the execution with err without running the code or
 // recording anything the turn decided: for a turn that would pass a limit.
-func (t *turn) failFromHistory(in turnInput, err error) {
+func (t *turn) failFromHistory(in TurnInput, err error) {
 	t.endFromHistory(in, func() {
 		t.mainErr = err
 		t.finish()
@@ -803,7 +808,7 @@ func (t *turn) failFromHistory(in turnInput, err error) {
 // history alone says what is outstanding (scheduled, neither answered nor
 // cancelled). The turn's sub-orchestration starts naming this instance are
 // refused; its other messages are dropped.
-func (t *turn) endFromHistory(in turnInput, end func()) {
+func (t *turn) endFromHistory(in TurnInput, end func()) {
 	t.replaying = false
 	t.curTime = t.now
 	if len(in.history) == 0 {
@@ -904,8 +909,8 @@ func (t *turn) enforceLimits() {
 	}
 }
 
-func (t *turn) ack(in turnInput) provider.OrchestrationAck {
-	orchItems := append(in.replies, t.orchItems...)
+func (t *turn) ack(in TurnInput) provider.OrchestrationAck {
+	orchItems := append(in.Replies, t.orchItems...)
 	if t.continued != nil {
 		t.continued.Carry = t.carried()
 		orchItems = append(orchItems, *t.continued)

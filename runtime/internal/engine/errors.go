@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"encoding/json"
@@ -118,12 +118,12 @@ func failureOf(d *provider.ErrorDetails) Failure {
 		MaxAttempts: d.MaxAttempts, ItemKind: d.ItemKind, Reason: d.Reason}
 }
 
-func encodeFailure(d *provider.ErrorDetails) string {
+func EncodeFailure(d *provider.ErrorDetails) string {
 	b, _ := json.Marshal(failureOf(d))
 	return string(b)
 }
 
-func decodeFailure(output string) *Failure {
+func DecodeFailure(output string) *Failure {
 	var f Failure
 	if err := json.Unmarshal([]byte(output), &f); err != nil || f.Message == "" {
 		return &Failure{Class: ErrorApplication, Message: output}
@@ -131,9 +131,9 @@ func decodeFailure(output string) *Failure {
 	return &f
 }
 
-// errorDetails converts an orchestration's or activity's error into what the
+// DetailsOf converts an orchestration's or activity's error into what the
 // history and the work item record, keeping its kind.
-func errorDetails(err error) *provider.ErrorDetails {
+func DetailsOf(err error) *provider.ErrorDetails {
 	d := &provider.ErrorDetails{Class: ErrorApplication, Message: err.Error()}
 	var (
 		te  *TaskError

@@ -1,9 +1,7 @@
-package runtime
+package engine
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
@@ -20,10 +18,10 @@ func scheduledIDs(ack provider.OrchestrationAck) []int64 {
 }
 
 // takes asks the set about each ID in turn and reports its answers.
-func takes(q *quietSet, ids ...int64) []bool {
+func takes(q *QuietWaits, ids ...int64) []bool {
 	out := make([]bool, len(ids))
 	for i, id := range ids {
-		out[i] = q != nil && q.take(id)
+		out[i] = q != nil && q.Take(id)
 	}
 	return out
 }
@@ -123,84 +121,5 @@ func TestFinishedExecutionHasNoQuietSet(t *testing.T) {
 	s.mustTurn(done(1, ids[0], "hi"))
 	if s.status != provider.StatusCompleted || s.lastQuiet != nil {
 		t.Fatalf("status %s, quiet set %v", s.status, s.lastQuiet)
-	}
-}
-
-func TestQuietSetsAreNotedForRunningExecutionsOnly(t *testing.T) {
-	var sets quietSets
-	q := &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{2: {0}, 3: {0}}}
-	running := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{{ID: 1}, {ID: 2}, {ID: 3}}}
-	sets.note("i", running, q)
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 2}); held == nil || held.lastEvent != 3 {
-		t.Fatalf("take = %v; want the set, at event 3", held)
-	}
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 2, ID: 3}); held != nil {
-		t.Fatal("a result of another execution is not quiet")
-	}
-	sets.forget("i")
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); held != nil {
-		t.Fatal("a forgotten set answers nothing")
-	}
-	ended := running
-	ended.Metadata.Status = provider.StatusCompleted
-	sets.note("i", ended, &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{3: {0}}})
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "i", ExecutionID: 1, ID: 3}); held != nil {
-		t.Fatal("a set of an execution that ended is not noted")
-	}
-}
-
-// A quiet ack still in flight when a turn that records no event commits (a
-// repeated keyed event) leaves its result queued where that turn did not
-// see it: the turn notes no set, so the results after it are not quiet, and
-// the old ack settles into nothing.
-func TestQuietAckInFlightAcrossATurnWithoutEvents(t *testing.T) {
-	s := newSim(t, fanRegistry(t))
-	ids := scheduledIDs(s.mustTurn(start("Fan", 3)))
-	var sets quietSets
-	sets.note("inst", s.last, s.lastQuiet)
-	result := func(k int) *provider.WorkItem { w := done(1, ids[k], k); return &w }
-	held, _ := sets.take(t.Context(), result(0))
-	if held == nil {
-		t.Fatal("the first of three results is quiet")
-	}
-	sets.forget("inst") // the repeated event's turn begins
-	s.mustTurn(raised("x", 1), raised("x", 1))
-	noEvents := provider.OrchestrationAck{ExecutionID: 1}
-	sets.note("inst", noEvents, s.lastQuiet)
-	sets.settle(result(0), held, true) // the store found the history unchanged
-	if again, _ := sets.take(t.Context(), result(1)); again != nil {
-		t.Fatalf("after a turn without events the second result is quiet (set of event %d, %d acks in flight): with the first queued unseen, the third would be too",
-			again.lastEvent, again.inFlight)
-	}
-	if held.inFlight != 0 {
-		t.Fatalf("the old set has %d acks in flight after its ack settled, want 0", held.inFlight)
-	}
-}
-
-// Sets unused for quietSetIdle are dropped: an instance whose next turns run
-// in another process never takes its set here again.
-func TestIdleQuietSetsAreDropped(t *testing.T) {
-	now := time.UnixMilli(1_700_000_000_000)
-	sets := quietSets{now: func() time.Time { return now }}
-	set := func() *quietSet {
-		return &quietSet{execution: 1, remaining: []int{2}, waitsOf: map[int64][]int{2: {0}, 3: {0}}}
-	}
-	ack := provider.OrchestrationAck{ExecutionID: 1, HistoryDelta: []provider.Event{{ID: 1}, {ID: 2}, {ID: 3}}}
-	for i := range 50 {
-		sets.note(fmt.Sprint("left-", i), ack, set())
-	}
-	sets.note("busy", ack, set())
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "busy", ExecutionID: 1, ID: 2}); held == nil {
-		t.Fatal("busy's first result is quiet")
-	}
-	now = now.Add(quietSetIdle / 2)
-	sets.note("fresh", ack, set())
-	now = now.Add(quietSetIdle / 2)
-	sets.note("new", ack, set())
-	if got := sets.len(); got != 3 {
-		t.Fatalf("%d sets kept after %s, want 3 (busy with an ack in flight, fresh and new)", got, quietSetIdle)
-	}
-	if held, _ := sets.take(t.Context(), &provider.WorkItem{Instance: "left-7", ExecutionID: 1, ID: 2}); held != nil {
-		t.Fatal("a dropped set answered")
 	}
 }

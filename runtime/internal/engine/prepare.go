@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"time"
@@ -6,49 +6,49 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// verdict is what prepareTurn decided to do with a fetched item.
-type verdict int
+// Verdict is what PrepareTurn decided to do with a fetched item.
+type Verdict int
 
 const (
-	// runIt: run the turn.
-	runIt verdict = iota
-	// dropIt: nothing will ever read the messages; ack the item with only
-	// in.replies, which deletes them.
-	dropIt
-	// handBack: the messages are for a turn the item lacks the message of
+	// RunIt: run the turn.
+	RunIt Verdict = iota
+	// DropIt: nothing will ever read the messages; ack the item with only
+	// in.Replies, which deletes them.
+	DropIt
+	// HandBack: the messages are for a turn the item lacks the message of
 	// (another transaction held it when the store tagged the item); abandon
 	// the item, keeping its messages for the next fetch.
-	handBack
+	HandBack
 )
 
-// prepareTurn decides which execution a fetched item's messages are for and
+// PrepareTurn decides which execution a fetched item's messages are for and
 // drops those that no longer apply.
-func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput, v verdict) {
+func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput, v Verdict) {
 	// Whole milliseconds, as history stores time, so ctx.Now is the same
 	// value on the first run and on every replay.
-	in = turnInput{instance: item.Instance, customStatus: item.CustomStatus, now: time.UnixMilli(now.UnixMilli())}
+	in = TurnInput{instance: item.Instance, customStatus: item.CustomStatus, now: time.UnixMilli(now.UnixMilli())}
 	var own *provider.WorkItem
 	switch {
 	case !item.Exists:
-		own = firstOfKind(item.Messages, provider.WorkStartOrchestration)
+		own = FirstOfKind(item.Messages, provider.WorkStartOrchestration)
 		if own == nil {
-			return in, dropIt // messages for an instance that was never started, or was deleted
+			return in, DropIt // messages for an instance that was never started, or was deleted
 		}
 		in.executionID = 1
 	case item.Status == provider.StatusContinuedAsNew:
 		// The commit that ended the execution queued its ContinueAsNew
 		// message, so the store still holds it: events sent after the
 		// commit wait for the next execution with it.
-		own = firstOfKind(item.Messages, provider.WorkContinueAsNew)
+		own = FirstOfKind(item.Messages, provider.WorkContinueAsNew)
 		if own == nil {
-			return in, handBack
+			return in, HandBack
 		}
 		in.executionID = item.ExecutionID + 1
 	case item.Status.Terminal():
 		// Finished: late completions and events are dropped; a sub-orchestration
 		// start naming this instance is refused to its parent.
-		in.replies = refusals(item)
-		return in, dropIt
+		in.Replies = refusals(item)
+		return in, DropIt
 	default:
 		in.executionID = item.ExecutionID
 		in.history = item.History
@@ -73,7 +73,7 @@ func prepareTurn(item *provider.OrchestrationItem, now time.Time) (in turnInput,
 		}
 		in.messages = append(in.messages, m)
 	}
-	return in, runIt
+	return in, RunIt
 }
 
 // refusals answers the sub-orchestration starts queued for a finished instance.
@@ -92,7 +92,8 @@ func refusals(item *provider.OrchestrationItem) []provider.WorkItem {
 	return out
 }
 
-func firstOfKind(items []provider.WorkItem, kind provider.WorkItemKind) *provider.WorkItem {
+// FirstOfKind is the first of items of kind, or nil.
+func FirstOfKind(items []provider.WorkItem, kind provider.WorkItemKind) *provider.WorkItem {
 	for i := range items {
 		if items[i].Kind == kind {
 			return &items[i]

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 // Payloads (inputs, outputs, event data) travel and are stored as JSON, in
 // compact form so that the same value always has the same bytes.
 
-func encodePayload(v any) (string, error) {
+func EncodePayload(v any) (string, error) {
 	var b []byte
 	var err error
 	if raw, ok := v.(json.RawMessage); ok {
@@ -30,8 +30,8 @@ func encodePayload(v any) (string, error) {
 	return string(b), nil
 }
 
-// decodePayload fills out from data; an empty payload leaves out at its zero value.
-func decodePayload(data string, out any) error {
+// DecodePayload fills out from data; an empty payload leaves out at its zero value.
+func DecodePayload(data string, out any) error {
 	if out == nil || data == "" {
 		return nil
 	}

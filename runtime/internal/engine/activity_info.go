@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import "context"
 
@@ -23,4 +23,9 @@ type activityInfoKey struct{}
 func ActivityInfoFrom(ctx context.Context) (ActivityInfo, bool) {
 	info, ok := ctx.Value(activityInfoKey{}).(ActivityInfo)
 	return info, ok
+}
+
+// WithActivityInfo returns ctx carrying info, for the activity's code.
+func WithActivityInfo(ctx context.Context, info ActivityInfo) context.Context {
+	return context.WithValue(ctx, activityInfoKey{}, info)
 }

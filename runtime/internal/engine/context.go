@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 	for _, o := range opts {
 		o(&call)
 	}
-	payload, err := encodePayload(input)
+	payload, err := EncodePayload(input)
 	if err != nil {
 		return c.failed(err)
 	}
@@ -162,7 +162,7 @@ func (c *OrchestrationContext) CallSubOrchestration(name string, input any, opts
 	for _, o := range opts {
 		o(&call)
 	}
-	payload, err := encodePayload(input)
+	payload, err := EncodePayload(input)
 	if err != nil {
 		return c.failed(err)
 	}
@@ -177,7 +177,7 @@ func (c *OrchestrationContext) CallSubOrchestration(name string, input any, opts
 // forget"): nothing waits for it and it outlives this one. Starting an ID that
 // already exists does nothing (as Client.Start).
 func (c *OrchestrationContext) StartOrchestration(name, instanceID string, input any) error {
-	payload, err := encodePayload(input)
+	payload, err := EncodePayload(input)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (e *continueAsNew) Error() string { return "orchestration continued as new"
 //
 // The new execution runs the latest registered version.
 func (c *OrchestrationContext) ContinueAsNew(input any) error {
-	payload, err := encodePayload(input)
+	payload, err := EncodePayload(input)
 	if err != nil {
 		return fmt.Errorf("continue as new: %w", err)
 	}
@@ -217,7 +217,7 @@ func (c *OrchestrationContext) ContinueAsNew(input any) error {
 // across ContinueAsNew. A value that cannot be encoded, or is larger than
 // MaxCustomStatusBytes, fails the orchestration when the turn ends.
 func (c *OrchestrationContext) SetCustomStatus(v any) {
-	payload, err := encodePayload(v)
+	payload, err := EncodePayload(v)
 	if err != nil {
 		c.t.end(fmt.Errorf("set custom status: %w", err))
 		return
@@ -235,7 +235,7 @@ func (c *OrchestrationContext) CustomStatus(out any) (bool, error) {
 	if c.t.customStatus == nil {
 		return false, nil
 	}
-	return true, decodePayload(*c.t.customStatus, out)
+	return true, DecodePayload(*c.t.customStatus, out)
 }
 
 func (t *turn) setCustomStatus(v *string) {
@@ -264,7 +264,7 @@ func (c *OrchestrationContext) Go(fn func(ctx *OrchestrationContext) (any, error
 		if err != nil {
 			return "", err
 		}
-		return encodePayload(v)
+		return EncodePayload(v)
 	})
 }
 

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"encoding/json"
@@ -273,7 +273,7 @@ func newWorld(t *testing.T, reg *Registry, seed uint64) *world {
 	w := &world{t: t, r: rand.New(rand.NewPCG(seed, 99)), s: newSim(t, reg), seed: seed,
 		histories: map[int64][]provider.Event{}, eventName: map[string]string{}}
 	w.queue = []provider.WorkItem{start("Prog", progInput{Seed: seed})}
-	w.s.local = &localRunner{has: func(name string) bool { return name != "L3" }, run: localAnswer}
+	w.s.local = &LocalRunner{Has: func(name string) bool { return name != "L3" }, Run: localAnswer}
 	return w
 }
 
@@ -504,7 +504,7 @@ func (w *world) checkPrefixes(exec int64, h []provider.Event) {
 			now = time.UnixMilli(h[i].Time)
 		}
 		// The stored custom status is the latest, as a real fetch would give.
-		in := turnInput{instance: w.s.instance, executionID: exec, history: h[:i], now: now, customStatus: w.s.custom}
+		in := TurnInput{instance: w.s.instance, executionID: exec, history: h[:i], now: now, customStatus: w.s.custom}
 		ack, err := runTurn(w.s.reg, in, quiet)
 		var nd *NondeterminismError
 		switch {
@@ -537,11 +537,11 @@ func (w *world) checkTurnsRerun() {
 		if item.Exists {
 			item.History = w.histories[item.ExecutionID][:r.historyLen]
 		}
-		in, v := prepareTurn(&item, r.now)
-		if v != runIt {
+		in, v := PrepareTurn(&item, r.now)
+		if v != RunIt {
 			continue
 		}
-		in.local = w.s.local
+		in.Local = w.s.local
 		ack, err := runTurn(w.s.reg, in, quiet)
 		if err != nil {
 			w.fail("rerun of turn %d: %v", k, err)

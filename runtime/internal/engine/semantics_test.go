@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"errors"
@@ -48,7 +48,7 @@ func TestSelectLoserWaitDoesNotSwallowTheNextEvent(t *testing.T) {
 // replayWhole replays the recorded history and checks it needs no new decision.
 func replayWhole(t *testing.T, s *sim) {
 	t.Helper()
-	in := turnInput{instance: s.instance, executionID: s.exec, history: s.history, now: s.now}
+	in := TurnInput{instance: s.instance, executionID: s.exec, history: s.history, now: s.now}
 	ack, err := runTurn(s.reg, in, quiet)
 	if err != nil || len(ack.HistoryDelta) != 0 {
 		t.Fatalf("replay of the recorded history: delta %s, err %v", eventKinds(ack.HistoryDelta), err)
@@ -183,7 +183,7 @@ func TestContinueAsNewCarriesCancellation(t *testing.T) {
 	s.mustTurn(start("Loop", 0))
 	ack := s.mustTurn(fired(1, 2), provider.WorkItem{Kind: provider.WorkCancelRequested, Instance: "inst", Reason: "stop"})
 	s.mustTurn(canItem(t, ack))
-	if f := decodeFailure(s.last.Metadata.Output); s.status != provider.StatusFailed || f.Kind != FailureCanceled || f.Reason != "orchestration cancelled: stop" {
+	if f := DecodeFailure(s.last.Metadata.Output); s.status != provider.StatusFailed || f.Kind != FailureCanceled || f.Reason != "orchestration cancelled: stop" {
 		t.Fatalf("execution 2: status %s failure %+v, want Failed (cancelled)", s.status, f)
 	}
 }
@@ -203,7 +203,7 @@ func TestContinueAsNewCarryLimitFails(t *testing.T) {
 		msgs = append(msgs, raised("ignored", 1))
 	}
 	s.mustTurn(append(msgs, fired(1, 2))...)
-	f := decodeFailure(s.last.Metadata.Output)
+	f := DecodeFailure(s.last.Metadata.Output)
 	if s.status != provider.StatusFailed || f.Kind != FailureLimit || !strings.Contains(f.Message, "carry-forward") {
 		t.Fatalf("status %s failure %+v", s.status, f)
 	}
@@ -296,9 +296,9 @@ func TestSubOrchestrationStartOfExistingInstanceIsRefused(t *testing.T) {
 			}
 			item := &provider.OrchestrationItem{Instance: "inst", Exists: true, ExecutionID: 1, Status: s.status,
 				History: s.history, Messages: []provider.WorkItem{own, other}}
-			in, v := prepareTurn(item, s.now)
-			ack := provider.OrchestrationAck{OrchestratorItems: in.replies}
-			if v == runIt {
+			in, v := PrepareTurn(item, s.now)
+			ack := provider.OrchestrationAck{OrchestratorItems: in.Replies}
+			if v == RunIt {
 				var err error
 				if ack, err = runTurn(reg, in, quiet); err != nil {
 					t.Fatal(err)
@@ -354,14 +354,14 @@ func TestBlockedCodeHitsTheStepDeadline(t *testing.T) {
 			return "", nil
 		})
 	})
-	in := turnInput{instance: "stuck-1", executionID: 1, start: &provider.WorkItem{Kind: provider.WorkStartOrchestration,
-		Instance: "stuck-1", Name: "Stuck", ExecutionID: 1}, now: time.Now(), stepTimeout: 100 * time.Millisecond}
+	in := TurnInput{instance: "stuck-1", executionID: 1, start: &provider.WorkItem{Kind: provider.WorkStartOrchestration,
+		Instance: "stuck-1", Name: "Stuck", ExecutionID: 1}, now: time.Now(), StepTimeout: 100 * time.Millisecond}
 	_, err := runTurn(reg, in, quiet)
 	var be *BlockedError
 	if !errors.As(err, &be) || be.Instance != "stuck-1" || !strings.Contains(be.Stack, "TestBlockedCodeHitsTheStepDeadline") {
 		t.Fatalf("err = %v", err)
 	}
-	if d := errorDetails(err); d.Class != ErrorConfiguration || d.Kind != FailureBlocked {
+	if d := DetailsOf(err); d.Class != ErrorConfiguration || d.Kind != FailureBlocked {
 		t.Fatalf("details %+v", d)
 	}
 }
@@ -376,7 +376,7 @@ func TestCustomStatusLimit(t *testing.T) {
 	})
 	s := newSim(t, reg)
 	s.mustTurn(start("Big", nil))
-	f := decodeFailure(s.last.Metadata.Output)
+	f := DecodeFailure(s.last.Metadata.Output)
 	if s.status != provider.StatusFailed || f.Kind != FailureLimit || s.last.Metadata.CustomStatus != nil && len(s.last.Metadata.CustomStatus.Value) > MaxCustomStatusBytes {
 		t.Fatalf("status %s failure %+v", s.status, f)
 	}

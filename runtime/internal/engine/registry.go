@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"context"
@@ -132,6 +132,23 @@ func (r *Registry) activityType(name string) (reflect.Type, bool) {
 	return a.typ, ok
 }
 
+// LookupOrchestration returns the code registered for the orchestration name
+// at version (the highest when version is empty) and the version it
+// resolved; an unregistered one is a configuration error.
+func LookupOrchestration(r *Registry, name, version string) (OrchestrationFunc, string, error) {
+	return r.orchestration(name, version)
+}
+
+// LookupActivity returns the code registered for the activity name; an
+// unregistered name is a configuration error.
+func LookupActivity(r *Registry, name string) (ActivityFunc, error) { return r.activity(name) }
+
+// ActivityType reports whether r has the activity name and, when it was
+// registered typed, its function's type (nil when added untyped).
+func ActivityType(r *Registry, name string) (typ reflect.Type, registered bool) {
+	return r.activityType(name)
+}
+
 // Orchestrations lists registered orchestration names with their versions.
 func (r *Registry) Orchestrations() map[string][]string {
 	r.mu.RLock()
@@ -168,14 +185,14 @@ func RegisterOrchestration[In, Out any](r *Registry, name string, fn func(ctx *O
 func RegisterOrchestrationVersion[In, Out any](r *Registry, name, version string, fn func(ctx *OrchestrationContext, input In) (Out, error)) {
 	err := r.AddOrchestration(name, version, func(ctx *OrchestrationContext, raw string) (string, error) {
 		var in In
-		if err := decodePayload(raw, &in); err != nil {
+		if err := DecodePayload(raw, &in); err != nil {
 			return "", fmt.Errorf("orchestration %q input: %w", name, err)
 		}
 		out, err := fn(ctx, in)
 		if err != nil {
 			return "", err
 		}
-		return encodePayload(out)
+		return EncodePayload(out)
 	})
 	if err != nil {
 		panic(err)
@@ -187,14 +204,14 @@ func RegisterActivity[In, Out any](r *Registry, name string, fn func(ctx context
 	typ := reflect.TypeFor[func(context.Context, In) (Out, error)]()
 	err := r.addActivity(name, func(ctx context.Context, raw string) (string, error) {
 		var in In
-		if err := decodePayload(raw, &in); err != nil {
+		if err := DecodePayload(raw, &in); err != nil {
 			return "", fmt.Errorf("activity %q input: %w", name, err)
 		}
 		out, err := fn(ctx, in)
 		if err != nil {
 			return "", err
 		}
-		return encodePayload(out)
+		return EncodePayload(out)
 	}, typ)
 	if err != nil {
 		panic(err)

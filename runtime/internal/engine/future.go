@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 // Future is the pending result of a durable operation: an activity, a timer,
 // an external event, a sub-orchestration or a coroutine started with ctx.Go.
@@ -37,7 +37,7 @@ func (f *Future) Await(out any) error {
 	if f.err != nil {
 		return f.err
 	}
-	return decodePayload(f.result, out)
+	return DecodePayload(f.result, out)
 }
 
 // Await is the typed form of Future.Await.

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 // scope is a cancellation scope: the orchestration's own, one per coroutine
 // started with ctx.Go, and detached ones (WithoutCancel). Cancelling a scope

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"context"
@@ -26,9 +26,9 @@ type sim struct {
 	now      time.Time
 	last     provider.OrchestrationAck
 	// lastQuiet is the last turn's quiet set (quiet.go).
-	lastQuiet *quietSet
+	lastQuiet *QuietWaits
 	// local runs WithLocal activities; nil queues them for workers.
-	local *localRunner
+	local *LocalRunner
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -43,12 +43,12 @@ func (s *sim) turn(msgs ...provider.WorkItem) (provider.OrchestrationAck, error)
 	s.now = s.now.Add(time.Second)
 	item := &provider.OrchestrationItem{Instance: s.instance, Exists: s.exec > 0, ExecutionID: max(s.exec, 1),
 		Status: s.status, History: s.history, Messages: msgs, CustomStatus: s.custom}
-	in, v := prepareTurn(item, s.now)
-	if v != runIt {
+	in, v := PrepareTurn(item, s.now)
+	if v != RunIt {
 		return provider.OrchestrationAck{}, nil
 	}
-	in.local = s.local
-	ack, quietSet, err := runTurnQuiet(s.reg, in, quiet)
+	in.Local = s.local
+	ack, quietSet, err := RunTurn(s.reg, in, quiet)
 	if err != nil {
 		return ack, err
 	}
@@ -84,12 +84,12 @@ func (s *sim) mustTurn(msgs ...provider.WorkItem) provider.OrchestrationAck {
 }
 
 func start(name string, input any) provider.WorkItem {
-	in, _ := encodePayload(input)
+	in, _ := EncodePayload(input)
 	return provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: "inst", Name: name, Input: in, ExecutionID: 1}
 }
 
 func done(exec, id int64, result any) provider.WorkItem {
-	r, _ := encodePayload(result)
+	r, _ := EncodePayload(result)
 	return provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "inst", ExecutionID: exec, ID: id, Result: r}
 }
 
@@ -103,7 +103,7 @@ func fired(exec, id int64) provider.WorkItem {
 }
 
 func raised(name string, data any) provider.WorkItem {
-	d, _ := encodePayload(data)
+	d, _ := EncodePayload(data)
 	return provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: "inst", Name: name, Input: d}
 }
 
@@ -257,7 +257,7 @@ func TestSelectResolvesInHistoryOrder(t *testing.T) {
 				t.Fatalf("output = %s, want %s", s.last.Metadata.Output, c.want)
 			}
 			// Replaying the full history gives the same answer and no new decisions.
-			in := turnInput{instance: "inst", executionID: 1, history: s.history, now: s.now}
+			in := TurnInput{instance: "inst", executionID: 1, history: s.history, now: s.now}
 			ack, err := runTurn(s.reg, in, quiet)
 			if err != nil || len(ack.HistoryDelta) != 0 {
 				t.Fatalf("replay of a finished history: delta %s, err %v", eventKinds(ack.HistoryDelta), err)
@@ -437,7 +437,7 @@ func TestTerminateCancelsActivitiesAndChildren(t *testing.T) {
 	if len(ack.OrchestratorItems) != 1 || ack.OrchestratorItems[0].Kind != provider.WorkCancelInstance || ack.OrchestratorItems[0].Instance != "kid" {
 		t.Fatalf("orchestrator items %+v, want CancelInstance for kid", ack.OrchestratorItems)
 	}
-	if f := decodeFailure(ack.Metadata.Output); !strings.Contains(f.Message, "by test") {
+	if f := DecodeFailure(ack.Metadata.Output); !strings.Contains(f.Message, "by test") {
 		t.Fatalf("failure %+v", f)
 	}
 }
@@ -579,7 +579,7 @@ func TestUnregisteredOrchestrationIsConfigurationError(t *testing.T) {
 	s := newSim(t, NewRegistry())
 	_, err := s.turn(start("Nope", nil))
 	var ce *configError
-	if !errors.As(err, &ce) || errorDetails(err).Class != ErrorConfiguration {
+	if !errors.As(err, &ce) || DetailsOf(err).Class != ErrorConfiguration {
 		t.Fatalf("err = %v, want a configuration error", err)
 	}
 }
