@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/dispatch"
 	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
@@ -15,7 +16,7 @@ import (
 type Client struct {
 	p provider.Provider
 	// eager, when set, runs first turns in this runtime (Runtime.Client).
-	eager *Runtime
+	eager *dispatch.Dispatcher
 }
 
 // NewClient returns a client for p.
@@ -148,7 +149,7 @@ func startError(instanceID string, err error) error {
 // carries no event (its events are queued with it, before the first turn).
 func (c *Client) queueStart(ctx context.Context, item provider.WorkItem, events []provider.WorkItem, reuse IDReusePolicy) error {
 	if c.eager != nil && len(events) == 0 {
-		if done, err := c.eager.startEagerly(ctx, item, reuse); done || err != nil {
+		if done, err := c.eager.StartEagerly(ctx, item, reuse); done || err != nil {
 			return err
 		}
 	}
@@ -264,7 +265,7 @@ func (c *Client) runTerminateTurn(ctx context.Context, instanceID string) error 
 		_ = c.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true})
 		return errNoTerminate
 	}
-	New(c.p, NewRegistry(), Options{}).runOrchestrationItem(ctx, item)
+	New(c.p, NewRegistry(), Options{}).d.RunItem(ctx, item)
 	return nil
 }
 

@@ -17,4 +17,11 @@
 //
 // A Runtime hosts the two dispatchers (orchestration turns and activity
 // executions); a Client starts, signals, inspects and manages instances.
+//
+// The package is the public face of three layers: the replay engine
+// (runtime/internal/engine), which declares OrchestrationContext, Future,
+// Registry and the error types that this package names with aliases (their
+// methods are documented there: go doc ./runtime/internal/engine
+// OrchestrationContext); the dispatchers (runtime/internal/dispatch); and
+// this package's Runtime, Options and Client.
 package runtime

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/duroxide/duroxide-go/runtime/internal/dispatch"
 	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
@@ -73,17 +74,18 @@ type Options struct {
 	HeartbeatInterval time.Duration
 }
 
-// NondeterminismPolicy is what a dispatcher does with a nondeterministic turn.
-type NondeterminismPolicy int
+// NondeterminismPolicy is what a dispatcher does with a nondeterministic
+// turn: NondeterminismRetry (the default) or NondeterminismFail.
+type NondeterminismPolicy = dispatch.NondeterminismPolicy
 
 const (
 	// NondeterminismRetry keeps the instance: the turn is handed back with
 	// backoff (up to MaxRetryBackoff) and not counted toward the poison limit,
 	// the error is logged on every try, and deploying code that matches the
 	// history again (a rollback) resumes the instance.
-	NondeterminismRetry NondeterminismPolicy = iota
+	NondeterminismRetry = dispatch.NondeterminismRetry
 	// NondeterminismFail fails the instance at once (class configuration).
-	NondeterminismFail
+	NondeterminismFail = dispatch.NondeterminismFail
 )
 
 func (o Options) withDefaults() Options {
@@ -119,7 +121,7 @@ func (o Options) withDefaults() Options {
 	def(&o.DrainTimeout, 10*time.Second)
 	def(&o.HeartbeatInterval, 15*time.Second)
 	if o.WorkerID == "" {
-		o.WorkerID = defaultWorkerID()
+		o.WorkerID = dispatch.DefaultWorkerID()
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 10
@@ -128,13 +130,4 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.Default()
 	}
 	return o
-}
-
-// backoff is the delay before attempt+1 of an abandoned item.
-func (o Options) backoff(attempt int) time.Duration {
-	d := o.RetryBackoff
-	for i := 1; i < attempt && d < o.MaxRetryBackoff; i++ {
-		d *= 2
-	}
-	return min(d, o.MaxRetryBackoff)
 }

@@ -2,137 +2,52 @@ package runtime
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/runtime/internal/dispatch"
 )
 
 // Runtime hosts the orchestration and activity dispatchers of one process.
 // Any number of runtimes, in any number of processes, may share a store.
 type Runtime struct {
-	p    provider.Provider
-	reg  *Registry
-	opts Options
-
-	mu      sync.Mutex
-	started bool
-	// stopFetching ends the dispatch loops; hardStop cancels running activities.
-	stopFetching context.CancelFunc
-	hardStop     context.CancelFunc
-	hardCtx      context.Context
-	loops        sync.WaitGroup
-	// fetchCtx ends at shutdown; the slots bound running turns and
-	// activities, whichever path (fetch or shortcut) brought them.
-	fetchCtx      context.Context
-	turnSlots     chan struct{}
-	activitySlots chan struct{}
-	// waitingTurns counts turns continued from activity acks that wait for
-	// a turn slot (see reportActivity).
-	waitingTurns atomic.Int64
-	// noDirectStart: the store answered a direct start ErrUnsupported.
-	noDirectStart atomic.Bool
-
-	ndMu      sync.Mutex
-	ndStreaks map[string]int
-
-	// quiet are the quiet sets of the turns this process committed last.
-	quiet quietSets
-
-	outage outage
-}
-
-// reconnected is closed when the store reports it is reachable again; nil
-// (never closed) for a provider that cannot tell.
-func (r *Runtime) reconnected() <-chan struct{} {
-	if rc, ok := r.p.(provider.Reconnector); ok {
-		return rc.Reconnected()
-	}
-	return nil
+	p provider.Provider
+	d *dispatch.Dispatcher
 }
 
 // New returns a runtime for the registry's code on provider p.
 func New(p provider.Provider, reg *Registry, opts Options) *Runtime {
-	return &Runtime{p: p, reg: reg, opts: opts.withDefaults()}
+	return &Runtime{p: p, d: dispatch.New(p, reg, dispatch.Options(opts.withDefaults()))}
 }
 
 // Start launches the dispatchers. They run until Shutdown or until ctx ends.
-func (r *Runtime) Start(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.started {
-		return errors.New("runtime already started")
-	}
-	r.started = true
-	fetchCtx, stop := context.WithCancel(ctx)
-	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
-	r.stopFetching, r.fetchCtx = stop, fetchCtx
-	// Both slot pools exist before any loop starts: a turn reads
-	// activitySlots to decide eager dispatch and local activities.
-	r.turnSlots = make(chan struct{}, r.opts.OrchestrationConcurrency)
-	if r.opts.ActivityConcurrency > 0 {
-		r.activitySlots = make(chan struct{}, r.opts.ActivityConcurrency)
-	}
-	for range min(r.opts.OrchestrationPollers, r.opts.OrchestrationConcurrency) {
-		r.loops.Go(func() { r.orchestrationLoop(fetchCtx, r.turnSlots) })
-	}
-	if r.activitySlots != nil {
-		for range min(r.opts.ActivityPollers, r.opts.ActivityConcurrency) {
-			r.loops.Go(func() { r.activityLoop(fetchCtx, r.activitySlots) })
-		}
-	}
-	r.loops.Go(func() { r.announce(fetchCtx, r.p) })
-	r.opts.Logger.Info("duroxide runtime started", "worker", r.opts.WorkerID,
-		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))
-	return nil
-}
+func (r *Runtime) Start(ctx context.Context) error { return r.d.Start(ctx) }
 
 // Shutdown stops fetching work and waits for in-flight turns and activities.
 // Activities still running after DrainTimeout (or when ctx ends) are
 // cancelled and their items handed back at once, without counting an attempt,
 // so another worker picks them up.
-func (r *Runtime) Shutdown(ctx context.Context) error {
-	r.mu.Lock()
-	if !r.started {
-		r.mu.Unlock()
-		return nil
-	}
-	r.stopFetching()
-	r.mu.Unlock()
-	done := make(chan struct{})
-	go func() { r.loops.Wait(); close(done) }()
-	drain := time.NewTimer(r.opts.DrainTimeout)
-	defer drain.Stop()
-	select {
-	case <-done:
-		r.hardStop()
-		r.withdraw(ctx)
-		return nil
-	case <-drain.C:
-	case <-ctx.Done():
-	}
-	r.opts.Logger.Warn("drain timeout: cancelling running activities")
-	r.hardStop()
-	select {
-	case <-done:
-		r.withdraw(ctx)
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("shutdown: %w", ctx.Err())
-	}
-}
+func (r *Runtime) Shutdown(ctx context.Context) error { return r.d.Shutdown(ctx) }
 
-// sleep waits d, or less when ctx ends or woken closes (a store's
-// reconnection, from provider.Reconnector; nil never closes).
-func sleep(ctx context.Context, d time.Duration, woken <-chan struct{}) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-woken:
-	case <-ctx.Done():
-	}
+// Client returns a client on the runtime's store whose Start runs the new
+// instance's first turn in this runtime when it can: this runtime has the
+// orchestration's code and, for an eager start, a turn slot is free (a
+// direct start runs in the caller's goroutine).
+//
+// Start computes the turn before it returns and commits the instance, its
+// history and what the turn sends in one commit (direct start:
+// provider.TurnNew). A first turn that runs local activities is started
+// eagerly instead, so Start never waits for user activities: Start queues
+// the start and locks the instance in one commit
+// (provider.StartRequest.LockFor), and the turn runs at once in a turn slot
+// (eager start).
+// Either way no fetch is needed and no other dispatcher is woken. A direct
+// start commits only for an ID nothing holds; an eager start checks the ID
+// as a NewClient's Start does (refused, a retry, or replaced under the
+// ID-reuse policy). Starts with StartWithEvent, and starts that find no
+// slot, are queued as a NewClient's are. The client works after Shutdown
+// too, queuing plainly.
+func (r *Runtime) Client() *Client {
+	c := NewClient(r.p)
+	c.eager = r.d
+	return c
 }

@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func tryAcquire(slots chan struct{}, n int) int {
 
 // accepting reports whether this runtime still takes new work: shortcuts
 // stop with the fetch loops at shutdown.
-func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err() == nil }
+func (r *Dispatcher) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err() == nil }
 
 // ackTurn commits a turn. When activity slots are free, the turn's
 // activities registered here are leased in the same commit and run at once:
@@ -35,7 +35,7 @@ func (r *Runtime) accepting() bool { return r.fetchCtx != nil && r.fetchCtx.Err(
 // A turn that ends the instance (completed, failed, terminated) is not
 // continued: messages reaching it now are only dropped, by any dispatcher,
 // and asking for them cost the store a lookup on every last turn.
-func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) (*provider.OrchestrationItem, error) {
+func (r *Dispatcher) ackTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) (*provider.OrchestrationItem, error) {
 	ends := ack.Metadata.Status.Terminal() && ack.Metadata.Status != provider.StatusContinuedAsNew
 	req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnLocked, Instance: item.Instance, LockToken: item.LockToken, Ack: ack}}
 	if continuing && !ends && r.accepting() {
@@ -59,14 +59,14 @@ func (r *Runtime) ackTurn(ctx context.Context, item *provider.OrchestrationItem,
 // commitLeasing runs commit with the positions of the ack's activities this
 // process can run now (none when it runs no activities or is shutting down),
 // holding an activity slot for each, and runs the activities commit leased.
-func (r *Runtime) commitLeasing(ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
+func (r *Dispatcher) commitLeasing(ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
 	return r.commitLeasingFrom(nil, ack, commit)
 }
 
 // commitLeasingFrom is commitLeasing for a caller that holds an activity
 // slot it is done with (own, nil for none): the first activity leased takes
 // it over (own.next), for the caller to run, instead of another slot.
-func (r *Runtime) commitLeasingFrom(own *activitySlot, ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
+func (r *Dispatcher) commitLeasingFrom(own *activitySlot, ack provider.OrchestrationAck, commit func(lease []int) ([]*provider.WorkItemLease, error)) error {
 	if len(ack.WorkerItems) == 0 || r.activitySlots == nil || !r.accepting() {
 		_, err := commit(nil)
 		return err
@@ -95,7 +95,7 @@ func (r *Runtime) commitLeasingFrom(own *activitySlot, ack provider.Orchestratio
 
 // runnableHere lists the positions of the activities this process has code
 // for; others are left to the workers that have it.
-func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
+func (r *Dispatcher) runnableHere(items []provider.WorkItem) []int {
 	var at []int
 	for i, w := range items {
 		if w.Kind != provider.WorkActivityExecute {
@@ -115,7 +115,7 @@ func (r *Runtime) runnableHere(items []provider.WorkItem) []int {
 // for one, locked, as a fetched turn would (up to as many turns as there
 // are slots; beyond that the ack is plain and a fetch takes the turn
 // later). Retries after a store error ack plainly.
-func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
+func (r *Dispatcher) reportActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem, first bool) error {
 	if !first || completion == nil || !r.accepting() {
 		return r.commitResult(ctx, lease, completion)
 	}
@@ -158,7 +158,7 @@ func (r *Runtime) reportActivity(ctx context.Context, slot *activitySlot, lease 
 }
 
 // commitResult commits an activity's result (nil: the item is only removed).
-func (r *Runtime) commitResult(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) error {
+func (r *Dispatcher) commitResult(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) error {
 	_, err := r.p.Commit(ctx, provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: lease.LockToken, Result: completion}})
 	return err
 }

@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // localActivities is the runner of local activities for a turn of item in
 // this runtime: the activities registered here, run with the runtime's
 // hard-shutdown context.
-func (r *Runtime) localActivities(item *provider.OrchestrationItem) *engine.LocalRunner {
+func (r *Dispatcher) localActivities(item *provider.OrchestrationItem) *engine.LocalRunner {
 	return &engine.LocalRunner{
 		Has: r.hasActivity,
 		Run: func(w provider.WorkItem, timeout time.Duration) (provider.WorkItem, error) {
@@ -23,19 +23,19 @@ func (r *Runtime) localActivities(item *provider.OrchestrationItem) *engine.Loca
 }
 
 // hasActivity reports whether this runtime has the activity's code.
-func (r *Runtime) hasActivity(name string) bool {
+func (r *Dispatcher) hasActivity(name string) bool {
 	_, err := engine.LookupActivity(r.reg, name)
 	return err == nil
 }
 
 // runLocal executes one local activity. A result cut short by hard shutdown
 // is no result: the turn is handed back and the activity runs again.
-func (r *Runtime) runLocal(w provider.WorkItem, attempt int, timeout time.Duration) (provider.WorkItem, error) {
+func (r *Dispatcher) runLocal(w provider.WorkItem, attempt int, timeout time.Duration) (provider.WorkItem, error) {
 	fn, err := engine.LookupActivity(r.reg, w.Name)
 	if err != nil {
 		return *engine.ActivityFailed(w, engine.DetailsOf(err)), nil
 	}
-	info := ActivityInfo{Instance: w.Instance, ExecutionID: w.ExecutionID, ActivityID: w.ID, Name: w.Name, Attempt: attempt, Local: true}
+	info := engine.ActivityInfo{Instance: w.Instance, ExecutionID: w.ExecutionID, ActivityID: w.ID, Name: w.Name, Attempt: attempt, Local: true}
 	ctx := engine.WithActivityInfo(r.hardCtx, info)
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -47,8 +47,8 @@ func (r *Runtime) runLocal(w provider.WorkItem, attempt int, timeout time.Durati
 	case r.hardCtx.Err() != nil:
 		return provider.WorkItem{}, engine.ErrTurnInterrupted
 	case err != nil && timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return *engine.ActivityFailed(w, &provider.ErrorDetails{Class: ErrorApplication, Kind: FailureTimeout,
-			Message: fmt.Sprintf("attempt %v after %v: %v", ErrTimeout, timeout, err)}), nil
+		return *engine.ActivityFailed(w, &provider.ErrorDetails{Class: provider.ErrorApplication, Kind: provider.FailureTimeout,
+			Message: fmt.Sprintf("attempt %v after %v: %v", engine.ErrTimeout, timeout, err)}), nil
 	case err != nil:
 		return *engine.ActivityFailed(w, engine.DetailsOf(err)), nil
 	}

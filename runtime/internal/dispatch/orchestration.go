@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // as there are free slots, and runs each turn in a goroutine of its own,
 // until ctx ends. A poller holds no slot while it waits for work: a turn
 // continued from an activity's ack (see reportActivity) may take it.
-func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
+func (r *Dispatcher) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
 	for {
 		n := waitForFreeSlots(ctx, slots, r.opts.OrchestrationBatch)
@@ -54,7 +54,7 @@ func (r *Runtime) orchestrationLoop(ctx context.Context, slots chan struct{}) {
 // fetchTurns fetches up to n turns: with a store that caches histories,
 // the turns of its due timers built from its cache too
 // (provider.FetchRequest.FromCache).
-func (r *Runtime) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
+func (r *Dispatcher) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
 	return r.p.Fetch(ctx, provider.FetchRequest{Max: n, LockFor: r.opts.OrchestrationLockTimeout,
 		PollFor: r.opts.PollTimeout, FromCache: true})
 }
@@ -72,10 +72,16 @@ func waitForFreeSlots(ctx context.Context, slots chan struct{}, limit int) int {
 	return max(1, min(limit, cap(slots)-len(slots)))
 }
 
+// RunItem runs a fetched item's turn here, as a dispatcher would (a
+// client's TerminateNow).
+func (r *Dispatcher) RunItem(ctx context.Context, item *provider.OrchestrationItem) {
+	r.runOrchestrationItem(ctx, item)
+}
+
 // runOrchestrationItem runs the item's turn and commits it, or hands the
 // item back. When messages reached the instance while the turn ran and the
 // store locks them in the commit, their turn runs next in the same slot.
-func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.OrchestrationItem) {
+func (r *Dispatcher) runOrchestrationItem(ctx context.Context, item *provider.OrchestrationItem) {
 	for item != nil {
 		item = r.runTurnOf(ctx, item)
 	}
@@ -85,13 +91,13 @@ func (r *Runtime) runOrchestrationItem(ctx context.Context, item *provider.Orche
 // returns the instance's next turn when the commit locked one. The instance
 // lock is renewed while the turn runs, so a slow turn is not taken over by
 // another dispatcher and counted toward the poison limit.
-func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationItem) (next *provider.OrchestrationItem) {
+func (r *Dispatcher) runTurnOf(ctx context.Context, item *provider.OrchestrationItem) (next *provider.OrchestrationItem) {
 	r.quiet.forget(item.Instance)
 	stop := r.renewOrchestrationLock(ctx, item)
 	defer stop()
 	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
 	if item.DecodeError != nil {
-		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: item.DecodeError.Error()})
+		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: item.DecodeError.Error()})
 		return nil
 	}
 	in, v := engine.PrepareTurn(item, time.Now())
@@ -108,21 +114,21 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 		return nil
 	}
 	if item.AttemptCount > r.opts.MaxAttempts {
-		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: ErrorInfrastructure, Kind: FailurePoison,
+		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Kind: provider.FailurePoison,
 			Attempts: item.AttemptCount, MaxAttempts: r.opts.MaxAttempts, ItemKind: "orchestration",
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
 		return nil
 	}
 	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
-	var nd *NondeterminismError
+	var nd *engine.NondeterminismError
 	switch {
 	case errors.As(err, &nd) && r.opts.Nondeterminism == NondeterminismFail:
-		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", ErrorConfiguration)
+		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", provider.ErrorConfiguration)
 		r.failExecution(ctx, item, &in, engine.DetailsOf(err))
 	case errors.As(err, &nd):
 		// Temporal's rule: keep the instance, so rolling the code back saves it.
 		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
-			"error", err, "class", ErrorConfiguration)
+			"error", err, "class", provider.ErrorConfiguration)
 		r.abandonKeeping(ctx, item, engine.DetailsOf(err))
 	case errors.Is(err, engine.ErrTurnInterrupted):
 		log.Warn("turn interrupted by shutdown while a local activity ran; handing it back")
@@ -140,7 +146,7 @@ func (r *Runtime) runTurnOf(ctx context.Context, item *provider.OrchestrationIte
 // handBackIncomplete abandons an item that lacks the message its turn starts
 // from, keeping its messages; the attempt does not count toward the poison
 // limit. The delay lets the transaction that held the message finish.
-func (r *Runtime) handBackIncomplete(ctx context.Context, item *provider.OrchestrationItem) {
+func (r *Dispatcher) handBackIncomplete(ctx context.Context, item *provider.OrchestrationItem) {
 	r.opts.Logger.Debug("item lacks its execution's start message; handing it back", "instance", item.Instance)
 	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.RetryBackoff, IgnoreAttempt: true})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
@@ -150,7 +156,7 @@ func (r *Runtime) handBackIncomplete(ctx context.Context, item *provider.Orchest
 
 // renewOrchestrationLock extends the item's lock every third of the lock
 // timeout until the returned function is called.
-func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.OrchestrationItem) (stop func()) {
+func (r *Dispatcher) renewOrchestrationLock(ctx context.Context, item *provider.OrchestrationItem) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -178,7 +184,7 @@ func (r *Runtime) renewOrchestrationLock(ctx context.Context, item *provider.Orc
 // abandonKeeping hands the item back with a growing backoff without counting
 // the attempt toward the poison limit; the store shows cause as the
 // instance's LastError until a turn commits.
-func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
+func (r *Dispatcher) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
 	streak := r.ndStreak(item.Instance, true)
 	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(streak), IgnoreAttempt: true, Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
@@ -188,7 +194,7 @@ func (r *Runtime) abandonKeeping(ctx context.Context, item *provider.Orchestrati
 
 // ndStreak counts an instance's consecutive nondeterministic turns in this
 // process (for backoff); a committed turn resets it.
-func (r *Runtime) ndStreak(instance string, failed bool) int {
+func (r *Dispatcher) ndStreak(instance string, failed bool) int {
 	r.ndMu.Lock()
 	defer r.ndMu.Unlock()
 	if !failed {
@@ -203,18 +209,18 @@ func (r *Runtime) ndStreak(instance string, failed bool) int {
 }
 
 // commit commits a turn and releases the instance.
-func (r *Runtime) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
+func (r *Dispatcher) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
 	r.commitTurn(ctx, item, ack, false, nil)
 }
 
 // commitAndContinue commits a turn and returns the instance's next turn
 // when the store locked it in the same commit (see ackTurn). quiet is the
 // turn's quiet set, noted once it committed.
-func (r *Runtime) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *engine.QuietWaits) *provider.OrchestrationItem {
+func (r *Dispatcher) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *engine.QuietWaits) *provider.OrchestrationItem {
 	return r.commitTurn(ctx, item, ack, true, quiet)
 }
 
-func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) *provider.OrchestrationItem {
+func (r *Dispatcher) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) *provider.OrchestrationItem {
 	next, err := r.ackTurn(ctx, item, ack, continuing, quiet)
 	switch {
 	case err == nil:
@@ -222,8 +228,8 @@ func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationIt
 	case errors.Is(err, provider.ErrLockNotHeld):
 		r.opts.Logger.Warn("turn discarded: the instance lock was lost (expired or instance deleted)", "instance", item.Instance, "error", err)
 	default:
-		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", ErrorInfrastructure)
-		r.abandon(ctx, item, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: "commit turn: " + err.Error()})
+		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", provider.ErrorInfrastructure)
+		r.abandon(ctx, item, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: "commit turn: " + err.Error()})
 	}
 	return next
 }
@@ -232,7 +238,7 @@ func (r *Runtime) commitTurn(ctx context.Context, item *provider.OrchestrationIt
 // once the poison limit is reached. Configuration problems (an orchestration
 // not registered in this process) are retried because another process, or
 // the next deployment, may have the code.
-func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
+func (r *Dispatcher) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
 	if item.AttemptCount >= r.opts.MaxAttempts {
 		r.failExecution(ctx, item, in, d)
 		return
@@ -242,7 +248,7 @@ func (r *Runtime) retryOrFail(ctx context.Context, item *provider.OrchestrationI
 	r.abandon(ctx, item, d)
 }
 
-func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
+func (r *Dispatcher) abandon(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
 	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(item.AttemptCount), Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
@@ -251,7 +257,7 @@ func (r *Runtime) abandon(ctx context.Context, item *provider.OrchestrationItem,
 
 // failExecution ends the execution as Failed with d, without running its code:
 // the code is missing, nondeterministic or its stored state unreadable.
-func (r *Runtime) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
+func (r *Dispatcher) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
 	r.opts.Logger.Error("failing orchestration", "instance", item.Instance, "class", d.Class, "error", d.Message)
 	r.commit(ctx, item, engine.FailedAck(item, in, d))
 }

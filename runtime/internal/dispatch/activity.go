@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // each in a goroutine of its own, until ctx ends. A poller holds no slot
 // while it waits: an activity leased with its turn's commit (see ackTurn)
 // may take it.
-func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
+func (r *Dispatcher) activityLoop(ctx context.Context, slots chan struct{}) {
 	failures := 0
 	for {
 		if waitForFreeSlots(ctx, slots, 1) == 0 {
@@ -51,7 +51,7 @@ func (r *Runtime) activityLoop(ctx context.Context, slots chan struct{}) {
 type activitySlot struct{ next *provider.WorkItemLease }
 
 // runActivities runs lease and the activities handed on to its slot.
-func (r *Runtime) runActivities(lease *provider.WorkItemLease) {
+func (r *Dispatcher) runActivities(lease *provider.WorkItemLease) {
 	slot := &activitySlot{}
 	for lease != nil {
 		r.runActivity(lease, slot)
@@ -60,20 +60,20 @@ func (r *Runtime) runActivities(lease *provider.WorkItemLease) {
 }
 
 // runActivity executes one leased activity and reports its result.
-func (r *Runtime) runActivity(lease *provider.WorkItemLease, slot *activitySlot) {
+func (r *Dispatcher) runActivity(lease *provider.WorkItemLease, slot *activitySlot) {
 	ctx := context.WithoutCancel(r.hardCtx)
 	item := lease.Item
 	log := r.opts.Logger.With("instance", item.Instance, "activity", item.Name, "id", item.ID, "attempt", lease.AttemptCount)
 	switch {
 	case lease.DecodeError != nil:
-		r.retryOrFailActivity(ctx, slot, lease, &provider.ErrorDetails{Class: ErrorInfrastructure, Message: lease.DecodeError.Error()})
+		r.retryOrFailActivity(ctx, slot, lease, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: lease.DecodeError.Error()})
 		return
 	case lease.State.Cancelled():
 		log.Info("skipping activity: its orchestration no longer waits for it", "state", lease.State)
 		r.ackActivity(ctx, slot, lease, nil)
 		return
 	case lease.AttemptCount > r.opts.MaxAttempts:
-		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(item, &provider.ErrorDetails{Class: ErrorInfrastructure,
+		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(item, &provider.ErrorDetails{Class: provider.ErrorInfrastructure,
 			Message: fmt.Sprintf("poison message: activity delivered %d times without completing", lease.AttemptCount)}))
 		return
 	}
@@ -122,9 +122,9 @@ const (
 // execute runs fn while renewing its lease. The activity's context is
 // cancelled when its orchestration ends (renewal reports it), when the lease is
 // lost, or at hard shutdown.
-func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activityResult {
+func (r *Dispatcher) execute(lease *provider.WorkItemLease, fn engine.ActivityFunc) activityResult {
 	item := lease.Item
-	info := ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
+	info := engine.ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
 	actx, cancel := context.WithCancel(engine.WithActivityInfo(r.hardCtx, info))
 	defer cancel()
 	done := make(chan activityResult, 1)
@@ -164,7 +164,7 @@ func (r *Runtime) execute(lease *provider.WorkItemLease, fn ActivityFunc) activi
 // throw the finished result away, run the activity again and count an
 // attempt toward the poison limit. It gives up only when the lease is lost
 // (another worker owns the item now) or at hard shutdown.
-func (r *Runtime) ackActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) {
+func (r *Dispatcher) ackActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem) {
 	log := r.opts.Logger.With("instance", lease.Item.Instance, "activity", lease.Item.Name)
 	renewedAt := time.Now()
 	for attempt := 1; ; attempt++ {
@@ -204,7 +204,7 @@ func (r *Runtime) ackActivity(ctx context.Context, slot *activitySlot, lease *pr
 
 // retryOrFailActivity hands an item that cannot run here back with backoff,
 // or fails it to its orchestration at the poison limit.
-func (r *Runtime) retryOrFailActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
+func (r *Dispatcher) retryOrFailActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
 	if lease.AttemptCount >= r.opts.MaxAttempts {
 		r.opts.Logger.Error("failing activity", "instance", lease.Item.Instance, "activity", lease.Item.Name, "class", d.Class, "error", d.Message)
 		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(lease.Item, d))

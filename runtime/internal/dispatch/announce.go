@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // ends, so tools can tell which orchestrations a pool's live workers run.
 // A failed heartbeat is logged and retried at the next tick: announcements
 // inform, they never stop the dispatchers.
-func (r *Runtime) announce(ctx context.Context, w provider.Workers) {
+func (r *Dispatcher) announce(ctx context.Context, w provider.Workers) {
 	info := provider.WorkerInfo{ID: r.opts.WorkerID, Orchestrations: r.reg.Orchestrations(), Activities: r.reg.Activities()}
 	tick := time.NewTicker(r.opts.HeartbeatInterval)
 	defer tick.Stop()
@@ -32,7 +32,7 @@ func (r *Runtime) announce(ctx context.Context, w provider.Workers) {
 
 // withdraw removes the announcement at a clean shutdown, so the worker does
 // not look alive for another heartbeat window.
-func (r *Runtime) withdraw(ctx context.Context) {
+func (r *Dispatcher) withdraw(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := r.p.RemoveWorker(ctx, provider.WorkerRequest{ID: r.opts.WorkerID}); err != nil {
@@ -40,7 +40,7 @@ func (r *Runtime) withdraw(ctx context.Context) {
 	}
 }
 
-func defaultWorkerID() string {
+func DefaultWorkerID() string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "worker"

@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -9,35 +9,11 @@ import (
 	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
 
-// Client returns a client on the runtime's store whose Start runs the new
-// instance's first turn in this runtime when it can: this runtime has the
-// orchestration's code and, for an eager start, a turn slot is free (a
-// direct start runs in the caller's goroutine).
-//
-// Start computes the turn before it returns and commits the instance, its
-// history and what the turn sends in one commit (direct start:
-// provider.TurnNew). A first turn that runs local activities is started
-// eagerly instead, so Start never waits for user activities: Start queues
-// the start and locks the instance in one commit
-// (provider.StartRequest.LockFor), and the turn runs at once in a turn slot
-// (eager start).
-// Either way no fetch is needed and no other dispatcher is woken. A direct
-// start commits only for an ID nothing holds; an eager start checks the ID
-// as a NewClient's Start does (refused, a retry, or replaced under the
-// ID-reuse policy). Starts with StartWithEvent, and starts that find no
-// slot, are queued as a NewClient's are. The client works after Shutdown
-// too, queuing plainly.
-func (r *Runtime) Client() *Client {
-	c := NewClient(r.p)
-	c.eager = r
-	return c
-}
-
-// startEagerly starts item under reuse and runs its first turn here when it
+// StartEagerly starts item under reuse and runs its first turn here when it
 // can. It reports false, having done nothing, when the start must be queued
 // plainly. On error nothing was queued. A direct start needs no reuse check:
 // the store commits it only for an ID nothing holds.
-func (r *Runtime) startEagerly(ctx context.Context, item provider.WorkItem, reuse provider.IDReusePolicy) (bool, error) {
+func (r *Dispatcher) StartEagerly(ctx context.Context, item provider.WorkItem, reuse provider.IDReusePolicy) (bool, error) {
 	if _, _, err := engine.LookupOrchestration(r.reg, item.Name, item.Version); err != nil {
 		return false, nil
 	}
@@ -93,7 +69,7 @@ var errLocalAtStart = errors.New("the first turn runs a local activity")
 
 // startDirectly computes the new instance's first turn here and commits it as
 // the start. Unless it reports directCommitted, nothing was committed.
-func (r *Runtime) startDirectly(ctx context.Context, start provider.WorkItem) (directResult, error) {
+func (r *Dispatcher) startDirectly(ctx context.Context, start provider.WorkItem) (directResult, error) {
 	if r.noDirectStart.Load() {
 		return directUnsupported, nil
 	}
@@ -142,7 +118,7 @@ func (r *Runtime) startDirectly(ctx context.Context, start provider.WorkItem) (d
 // holdLoop counts one more running loop for Shutdown to wait for, unless the
 // runtime is not running: Shutdown stops fetching under the same mutex, so a
 // loop counted here is never missed by its wait.
-func (r *Runtime) holdLoop() bool {
+func (r *Dispatcher) holdLoop() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.accepting() {

@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -27,7 +27,7 @@ var errCachedTurnDeclined = errors.New("a cached turn does not run local activit
 // meanwhile; the
 // caller then acks as usual, which runs the turn again from the store. An
 // error (done) is the ack's: the activity lease lost, or the store failing.
-func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem,
+func (r *Dispatcher) reportWithCachedTurn(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, completion *provider.WorkItem,
 	queued []provider.WorkItem) (done bool, err error) {
 	items, err := r.p.Fetch(ctx, provider.FetchRequest{Max: 1, Instance: completion.Instance, FromCache: true,
 		Deliver: append(queued[:len(queued):len(queued)], *completion)})
@@ -48,7 +48,7 @@ func (r *Runtime) reportWithCachedTurn(ctx context.Context, slot *activitySlot, 
 // awaitTurnSlot takes a turn slot, waiting up to d for one. Waiting holds no
 // instance lock, only an activity's slot and lease, which is not renewed
 // meanwhile: beyond d the activity is acked as usual rather than risk it.
-func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
+func (r *Dispatcher) awaitTurnSlot(d time.Duration) bool {
 	if tryAcquire(r.turnSlots, 1) == 1 {
 		return true
 	}
@@ -68,7 +68,7 @@ func (r *Runtime) awaitTurnSlot(d time.Duration) bool {
 // timers the turn delivers. done is false when nothing was written:
 // the turn did not simply run (a failure, a local activity), or the
 // instance changed meanwhile.
-func (r *Runtime) runCached(ctx context.Context, item *provider.OrchestrationItem, lease *provider.WorkItemLease, own *activitySlot) (done bool, err error) {
+func (r *Dispatcher) runCached(ctx context.Context, item *provider.OrchestrationItem, lease *provider.WorkItemLease, own *activitySlot) (done bool, err error) {
 	r.quiet.forget(item.Instance)
 	in, v := engine.PrepareTurn(item, time.Now())
 	if v != engine.RunIt {
@@ -111,7 +111,7 @@ func (r *Runtime) runCached(ctx context.Context, item *provider.OrchestrationIte
 // does not commit, the timer is still queued: the instance is fetched by
 // name and its turn runs as any fetched one, or, when it cannot be locked
 // now, a dispatcher's fetch takes it later.
-func (r *Runtime) runCachedTimerTurn(ctx context.Context, item *provider.OrchestrationItem) {
+func (r *Dispatcher) runCachedTimerTurn(ctx context.Context, item *provider.OrchestrationItem) {
 	done, err := r.runCached(ctx, item, nil, nil)
 	if done && err == nil {
 		return

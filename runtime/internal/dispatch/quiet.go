@@ -1,4 +1,4 @@
-package runtime
+package dispatch
 
 import (
 	"context"
@@ -201,7 +201,7 @@ func (s *quietSets) settle(completion *provider.WorkItem, held *quietSet, stillQ
 // cannot tell (the caller then acks as usual). queued are, when not done,
 // the results of the instance this process acked quietly, for the turn the
 // caller's result brings on (nil when not known).
-func (r *Runtime) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, queued []provider.WorkItem, err error) {
+func (r *Dispatcher) ackQuietly(ctx context.Context, lease *provider.WorkItemLease, completion *provider.WorkItem) (done bool, queued []provider.WorkItem, err error) {
 	held, queued := r.quiet.take(ctx, completion)
 	if held == nil {
 		return false, queued, nil

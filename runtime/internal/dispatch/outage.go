@@ -1,9 +1,11 @@
-package runtime
+package dispatch
 
 import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // outage tracks whether the store is failing the dispatchers' fetches, so an
@@ -22,7 +24,7 @@ func (o *outage) failed(log *slog.Logger, what string, err error) {
 	o.failures++
 	if o.failures == 1 {
 		o.since = time.Now()
-		log.Error("store unreachable; dispatchers retry with backoff", "op", what, "error", err, "class", ErrorInfrastructure)
+		log.Error("store unreachable; dispatchers retry with backoff", "op", what, "error", err, "class", provider.ErrorInfrastructure)
 		return
 	}
 	log.Debug("store still unreachable", "op", what, "error", err)
