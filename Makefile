@@ -12,7 +12,7 @@ MODULES       := . api controllers cmd/manager
 PKGS          := ./... ./api/... ./controllers/... ./cmd/manager/...
 
 
-.PHONY: mod-check vet-samples test-examples test-fast
+.PHONY: mod-check sqlc-check vet-samples test-examples test-fast
 .PHONY: bench-store chaos operator-memory all build binaries images test-e2e dev dev-down kind-deploy lint-scripts demo bench generate manifests test test-short lint vet fmt fmt-check conformance clean help
 
 all: build
@@ -53,9 +53,15 @@ dev-down:
 kind-deploy:
 	hack/kind-up.sh
 
-## generate: deepcopy methods of the API types (controller-gen)
+## generate: deepcopy methods of the API types (controller-gen), and the stores' typed SQL
+## (sqlc: provider/*/internal/dbsqlc/*.sql into Go; hack/sqlc.sh)
 generate:
 	$(GO) run $(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	hack/sqlc.sh generate
+
+## sqlc-check: fail when the stores' generated SQL code is stale (run `make generate`)
+sqlc-check:
+	@hack/sqlc.sh diff || { echo "the generated SQL code is stale: run 'make generate'"; exit 1; }
 
 ## manifests: CRDs (config/crd/bases) and the operator's ClusterRole (config/rbac/role.yaml) from the markers (controller-gen)
 manifests:
@@ -113,8 +119,9 @@ test-short:
 conformance:
 	hack/test-postgres.sh run $(GO) test -count=1 -run Conformance -v ./provider/sqlite/ ./provider/postgres/
 
-## lint: go vet, gofmt, staticcheck, a tidy go.mod, the determinism analyzer on samples/, and the shell scripts
-lint: vet fmt-check lint-scripts mod-check vet-samples
+## lint: go vet, gofmt, staticcheck, a tidy go.mod, current generated SQL, the determinism analyzer on
+## samples/, and the shell scripts
+lint: vet fmt-check lint-scripts mod-check sqlc-check vet-samples
 	$(GO) run $(STATICCHECK) $(PKGS)
 
 ## mod-check: fail when a module's go.mod or go.sum is not tidy (prints the diff `go mod tidy` would make)

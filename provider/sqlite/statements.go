@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 )
 
@@ -88,6 +89,25 @@ func (c *statementCache) queryRow(ctx context.Context, query string, args ...any
 		return st.QueryRowContext(ctx, args...)
 	}
 	return c.db.QueryRowContext(ctx, query, args...)
+}
+
+// QueryRowContext is queryRow, for generated queries (dbsqlc.DBTX).
+func (c *statementCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return c.queryRow(ctx, query, args...)
+}
+
+// errWriteOutsideTx refuses a write through the statement cache: every
+// write goes through the store's one writer (writeTx).
+var errWriteOutsideTx = errors.New("sqlite: a write outside the store's write transaction")
+
+// ExecContext refuses: the cache runs reads only (errWriteOutsideTx).
+func (c *statementCache) ExecContext(context.Context, string, ...any) (sql.Result, error) {
+	return nil, errWriteOutsideTx
+}
+
+// PrepareContext prepares query on the database.
+func (c *statementCache) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return c.db.PrepareContext(ctx, query)
 }
 
 // QueryContext runs a read outside any transaction, prepared as queryRow is.

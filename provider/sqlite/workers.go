@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 var _ provider.Workers = (*Provider)(nil)
@@ -16,52 +17,33 @@ func (p *Provider) Heartbeat(ctx context.Context, w provider.WorkerInfo) error {
 	if err != nil {
 		return provider.Permanent(op, "", err)
 	}
-	now := nowMs()
 	return p.writeTx(ctx, op, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO workers (worker_id, info, started_at, last_seen) VALUES (?, ?, ?, ?)
-			ON CONFLICT (worker_id) DO UPDATE SET info = excluded.info, last_seen = excluded.last_seen`,
-			w.ID, info, now, now)
-		return err
+		return queries.WorkerHeartbeat(ctx, tx, dbsqlc.WorkerHeartbeatParams{WorkerID: w.ID, Info: info, Now: nowMs()})
 	})
 }
 
 // RemoveWorker implements provider.Workers.
 func (p *Provider) RemoveWorker(ctx context.Context, req provider.WorkerRequest) error {
-	id := req.ID
 	return p.writeTx(ctx, "remove worker", func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM workers WHERE worker_id = ?`, id)
-		return err
+		return queries.WorkerRemove(ctx, tx, req.ID)
 	})
 }
 
 // ListWorkers implements provider.Workers.
 func (p *Provider) ListWorkers(ctx context.Context, req provider.ListWorkersRequest) ([]provider.WorkerInfo, error) {
-	within := req.Within
 	const op = "list workers"
-	rows, err := p.stmts.QueryContext(ctx, `
-		SELECT worker_id, info, started_at, last_seen FROM workers WHERE last_seen >= ? ORDER BY worker_id`,
-		nowMs()-within.Milliseconds())
+	rows, err := queries.WorkerList(ctx, p.stmts, nowMs()-req.Within.Milliseconds())
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
-	defer rows.Close()
-	var out []provider.WorkerInfo
-	for rows.Next() {
-		var id, info string
-		var started, seen int64
-		if err := rows.Scan(&id, &info, &started, &seen); err != nil {
-			return nil, classify(op, "", err)
-		}
-		w, err := provider.DecodeWorkerInfo(id, info)
+	out := make([]provider.WorkerInfo, 0, len(rows))
+	for _, row := range rows {
+		w, err := provider.DecodeWorkerInfo(row.WorkerID, row.Info)
 		if err != nil {
 			return nil, provider.Permanent(op, "", err)
 		}
-		w.StartedAt, w.LastSeen = time.UnixMilli(started), time.UnixMilli(seen)
+		w.StartedAt, w.LastSeen = time.UnixMilli(row.StartedAt), time.UnixMilli(row.LastSeen)
 		out = append(out, w)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(op, "", err)
 	}
 	return out, nil
 }
