@@ -3,76 +3,55 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
 // ListInstances implements provider.Admin.
 func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) ([]string, error) {
 	if req.Status != "" {
-		return p.listInstancesByStatus(ctx, req.Status)
+		ids, err := queries.InstanceListByStatus(ctx, p.pool, string(req.Status))
+		return ids, classify("list instances by status", "", err)
 	}
-	return queryList[string](ctx, p, "list instances", `SELECT instance_id FROM instances ORDER BY created_at DESC, instance_id DESC`)
-}
-
-func (p *Provider) listInstancesByStatus(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
-	return queryList[string](ctx, p, "list instances by status", `
-		SELECT i.instance_id FROM instances i
-		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE e.status = $1 ORDER BY i.created_at DESC, i.instance_id DESC`, string(status))
+	ids, err := queries.InstanceList(ctx, p.pool)
+	return ids, classify("list instances", "", err)
 }
 
 // ListChildren implements provider.Admin.
 func (p *Provider) ListChildren(ctx context.Context, req provider.InstanceRequest) ([]string, error) {
-	instance := req.Instance
-	return queryList[string](ctx, p, "list children", `
-		SELECT instance_id FROM instances WHERE parent_instance_id = $1 ORDER BY created_at, instance_id`, instance)
+	ids, err := queries.InstanceChildren(ctx, p.pool, req.Instance)
+	return ids, classify("list children", "", err)
 }
 
 // ListExecutions implements provider.Admin.
 func (p *Provider) ListExecutions(ctx context.Context, req provider.InstanceRequest) ([]int64, error) {
-	instance := req.Instance
-	return queryList[int64](ctx, p, "list executions", `
-		SELECT execution_id FROM executions WHERE instance_id = $1 ORDER BY execution_id`, instance)
-}
-
-func queryList[T any](ctx context.Context, p *Provider, op, query string, args ...any) ([]T, error) {
-	rows, err := p.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, classify(op, "", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[T])
-	return out, classify(op, "", err)
+	ids, err := queries.InstanceExecutions(ctx, p.pool, req.Instance)
+	return ids, classify("list executions", "", err)
 }
 
 // GetInstanceInfo implements provider.Admin.
 func (p *Provider) GetInstanceInfo(ctx context.Context, req provider.InstanceRequest) (provider.InstanceInfo, error) {
 	instance := req.Instance
 	const op = "get instance info"
-	info := provider.InstanceInfo{Instance: instance}
-	var parent, status, output, lastError *string
-	err := p.pool.QueryRow(ctx, `
-		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
-		       i.custom_status, i.custom_status_version, i.created_at, i.updated_at, e.status, e.output, l.last_error
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
-		WHERE i.instance_id = $1`, instance).Scan(
-		&info.OrchestrationName, &info.Version, &info.CurrentExecutionID, &parent,
-		&info.CustomStatus, &info.CustomStatusVersion, &info.CreatedAt, &info.UpdatedAt, &status, &output, &lastError)
+	row, err := queries.InstanceInfo(ctx, p.pool, instance)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return info, provider.Permanent(op, instance, provider.ErrNotFound)
+		return provider.InstanceInfo{Instance: instance}, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
 	if err != nil {
-		return info, classify(op, instance, err)
+		return provider.InstanceInfo{Instance: instance}, classify(op, instance, err)
 	}
-	info.ParentInstance, info.Status, info.Output = deref(parent), provider.ExecutionStatus(deref(status)), deref(output)
-	info.LastError = encode.DecodeCause(deref(lastError))
-	return info, nil
+	return provider.InstanceInfo{Instance: instance, OrchestrationName: row.OrchestrationName,
+		Version: row.OrchestrationVersion, CurrentExecutionID: row.CurrentExecutionID,
+		ParentInstance: deref(row.ParentInstanceID), CustomStatus: row.CustomStatus,
+		CustomStatusVersion: row.CustomStatusVersion, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+		Status: provider.ExecutionStatus(deref(row.Status)), Output: deref(row.Output),
+		LastError: encode.DecodeCause(deref(row.LastError))}, nil
 }
 
 func deref[T any](p *T) T {
@@ -88,66 +67,38 @@ func (p *Provider) GetExecutionInfo(ctx context.Context, req provider.ExecutionR
 	instance, executionID := req.Instance, req.ExecutionID
 	const op = "get execution info"
 	info := provider.ExecutionInfo{ExecutionID: executionID}
-	var status string
-	var output *string
-	var completed *time.Time
-	err := p.pool.QueryRow(ctx, `
-		SELECT e.status, e.output, e.started_at, e.completed_at,
-		       (SELECT count(*) FROM history h WHERE h.instance_id = e.instance_id AND h.execution_id = e.execution_id)
-		FROM executions e WHERE e.instance_id = $1 AND e.execution_id = $2`, instance, executionID).Scan(
-		&status, &output, &info.StartedAt, &completed, &info.EventCount)
+	row, err := queries.ExecutionInfo(ctx, p.pool, dbsqlc.ExecutionInfoParams{InstanceID: instance, ExecutionID: executionID})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return info, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
 	if err != nil {
 		return info, classify(op, instance, err)
 	}
-	info.Status, info.Output = provider.ExecutionStatus(status), deref(output)
-	if completed != nil {
-		info.CompletedAt = *completed
-	}
+	info.Status, info.Output, info.StartedAt = provider.ExecutionStatus(row.Status), deref(row.Output), row.StartedAt
+	info.CompletedAt, info.EventCount = deref(row.CompletedAt), row.EventCount
 	return info, nil
 }
 
 // GetSystemMetrics implements provider.Admin.
 func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics, error) {
-	var m provider.SystemMetrics
-	err := p.pool.QueryRow(ctx, `
-		SELECT count(*),
-		       count(*) FILTER (WHERE e.status IN ('Running', 'ContinuedAsNew')),
-		       count(*) FILTER (WHERE e.status = 'Completed'),
-		       count(*) FILTER (WHERE e.status = 'Failed'),
-		       count(*) FILTER (WHERE e.status = 'Terminated'),
-		       (SELECT count(*) FROM executions), (SELECT count(*) FROM history)
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id`).Scan(
-		&m.TotalInstances, &m.Running, &m.Completed, &m.Failed, &m.Terminated, &m.TotalExecutions, &m.TotalEvents)
-	return m, classify("get system metrics", "", err)
+	r, err := queries.SystemMetrics(ctx, p.pool)
+	return provider.SystemMetrics{TotalInstances: r.TotalInstances, Running: r.Running, Completed: r.Completed,
+		Failed: r.Failed, Terminated: r.Terminated, TotalExecutions: r.TotalExecutions, TotalEvents: r.TotalEvents,
+	}, classify("get system metrics", "", err)
 }
 
 // GetQueueDepths implements provider.Admin.
 func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, error) {
-	var d provider.QueueDepths
-	err := p.pool.QueryRow(ctx, `
-		SELECT
-			(SELECT count(*) FROM orchestrator_queue q WHERE q.visible_at <= now()
-			   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > now())),
-			(SELECT count(*) FROM worker_queue WHERE visible_at <= now() AND (lock_token IS NULL OR locked_until <= now())),
-			(SELECT count(*) FROM orchestrator_queue WHERE visible_at > now())
-			  + (SELECT count(*) FROM worker_queue WHERE visible_at > now() AND lock_token IS NULL),
-			(SELECT count(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
-			   WHERE q.visible_at <= now() AND l.locked_until > now())
-			  + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now())`).Scan(
-		&d.Orchestrator, &d.Worker, &d.Delayed, &d.Locked)
-	return d, classify("get queue depths", "", err)
+	r, err := queries.QueueDepths(ctx, p.pool)
+	return provider.QueueDepths{Orchestrator: r.Orchestrator, Worker: r.Worker, Delayed: r.Delayed, Locked: r.Locked},
+		classify("get queue depths", "", err)
 }
 
 // GetParent implements provider.Admin.
 func (p *Provider) GetParent(ctx context.Context, req provider.InstanceRequest) (string, bool, error) {
 	instance := req.Instance
 	const op = "get parent"
-	var parent *string
-	err := p.pool.QueryRow(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = $1`, instance).Scan(&parent)
+	parent, err := queries.InstanceParent(ctx, p.pool, instance)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
@@ -163,12 +114,9 @@ func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceReq
 	root := req.Instance
 	const op = "get instance tree"
 	tree := provider.InstanceTree{Root: root}
-	ids, err := queryList[string](ctx, p, op, `
-		SELECT d.instance_id FROM dx_descendants($1) d
-		WHERE EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = $1)
-		ORDER BY d.depth, d.instance_id`, root)
+	ids, err := queries.InstanceTree(ctx, p.pool, root)
 	if err != nil {
-		return tree, err
+		return tree, classify(op, "", err)
 	}
 	if len(ids) == 0 {
 		return tree, provider.Permanent(op, root, provider.ErrNotFound)
@@ -179,12 +127,12 @@ func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceReq
 
 // DeleteInstances implements provider.Admin: one function call, so all or none.
 func (p *Provider) DeleteInstances(ctx context.Context, req provider.DeleteRequest) (provider.DeleteResult, error) {
-	instances, force := req.Instances, req.Force
-	res, err := p.deleteCall(ctx, "delete instances", `SELECT * FROM dx_delete_instances($1, $2)`, nonNil(instances), force)
-	if err == nil {
-		p.announce(orchestratorChannel) // a freed lock may let waiting messages run
+	r, err := queries.DeleteInstances(ctx, p.pool, dbsqlc.DeleteInstancesParams{Instances: nonNil(req.Instances), Force: req.Force})
+	if err != nil {
+		return provider.DeleteResult{}, classify("delete instances", "", err)
 	}
-	return res, err
+	p.announce(orchestratorChannel) // a freed lock may let waiting messages run
+	return deleteResult(dbsqlc.DeleteBulkRow(r)), nil
 }
 
 // DeleteInstancesBulk implements provider.Admin.
@@ -193,20 +141,25 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, f provider.DeleteFil
 	if f.Limit < 0 {
 		return provider.DeleteResult{}, encode.Invalid(op, "", "limit must not be negative, got %d", f.Limit)
 	}
-	var before *time.Time
-	if !f.CompletedBefore.IsZero() {
-		before = &f.CompletedBefore
-	}
-	return p.deleteCall(ctx, op, `SELECT * FROM dx_delete_bulk($1, $2, $3)`, nonNil(f.Instances), before, f.Limit)
-}
-
-func (p *Provider) deleteCall(ctx context.Context, op, query string, args ...any) (provider.DeleteResult, error) {
-	var r provider.DeleteResult
-	err := p.pool.QueryRow(ctx, query, args...).Scan(&r.InstancesDeleted, &r.ExecutionsDeleted, &r.EventsDeleted, &r.MessagesDeleted)
+	r, err := queries.DeleteBulk(ctx, p.pool, dbsqlc.DeleteBulkParams{Instances: nonNil(f.Instances),
+		CompletedBefore: timeOrNil(f.CompletedBefore), MaxInstances: int32(min(f.Limit, math.MaxInt32))})
 	if err != nil {
 		return provider.DeleteResult{}, classify(op, "", err)
 	}
-	return r, nil
+	return deleteResult(r), nil
+}
+
+func deleteResult(r dbsqlc.DeleteBulkRow) provider.DeleteResult {
+	return provider.DeleteResult{InstancesDeleted: deref(r.InstancesDeleted), ExecutionsDeleted: deref(r.ExecutionsDeleted),
+		EventsDeleted: deref(r.EventsDeleted), MessagesDeleted: deref(r.MessagesDeleted)}
+}
+
+// timeOrNil is t, or nil (SQL NULL: no bound) for the zero time.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // PruneExecutions implements provider.Admin.
@@ -216,17 +169,12 @@ func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneReques
 	if opts.KeepLast < 0 {
 		return provider.PruneResult{}, encode.Invalid(op, instance, "keep-last must not be negative, got %d", opts.KeepLast)
 	}
-	var before *time.Time
-	if !opts.CompletedBefore.IsZero() {
-		before = &opts.CompletedBefore
-	}
-	var r provider.PruneResult
-	err := p.pool.QueryRow(ctx, `SELECT * FROM dx_prune_executions($1, $2, $3)`, instance, opts.KeepLast, before).
-		Scan(&r.ExecutionsDeleted, &r.EventsDeleted)
+	r, err := queries.PruneExecutions(ctx, p.pool, dbsqlc.PruneExecutionsParams{InstanceID: instance,
+		KeepLast: int32(min(opts.KeepLast, math.MaxInt32)), CompletedBefore: timeOrNil(opts.CompletedBefore)})
 	if err != nil {
 		return provider.PruneResult{}, classify(op, instance, err)
 	}
-	return r, nil
+	return provider.PruneResult{ExecutionsDeleted: deref(r.ExecutionsDeleted), EventsDeleted: deref(r.EventsDeleted)}, nil
 }
 
 // nonNil is s, or an empty slice for nil: pgx sends a nil slice as NULL,

@@ -8,46 +8,33 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
 // ReadHistory implements provider.Provider. A corrupt stored event fails the
 // read with an error that names the instance and the event.
 func (p *Provider) ReadHistory(ctx context.Context, req provider.ExecutionRequest) ([]provider.Event, error) {
-	if req.ExecutionID != 0 {
-		return p.readHistoryExecution(ctx, req.Instance, req.ExecutionID)
-	}
 	instance := req.Instance
-	return p.readHistory(ctx, "read history", instance, `
-		SELECT i.current_execution_id, h.event_id, h.event_data FROM history h
-		JOIN instances i ON i.instance_id = h.instance_id AND i.current_execution_id = h.execution_id
-		WHERE h.instance_id = $1 ORDER BY h.event_id`, instance)
-}
-
-func (p *Provider) readHistoryExecution(ctx context.Context, instance string, executionID int64) ([]provider.Event, error) {
-	return p.readHistory(ctx, "read execution history", instance, `
-		SELECT execution_id, event_id, event_data FROM history
-		WHERE instance_id = $1 AND execution_id = $2 ORDER BY event_id`, instance, executionID)
-}
-
-func (p *Provider) readHistory(ctx context.Context, op, instance, query string, args ...any) ([]provider.Event, error) {
-	rows, err := p.pool.Query(ctx, query, args...)
+	var rows []dbsqlc.HistoryOfExecutionRow
+	var err error
+	op := "read history"
+	if req.ExecutionID != 0 {
+		op = "read execution history"
+		rows, err = queries.HistoryOfExecution(ctx, p.pool, dbsqlc.HistoryOfExecutionParams{InstanceID: instance, ExecutionID: req.ExecutionID})
+	} else {
+		var current []dbsqlc.HistoryCurrentRow
+		current, err = queries.HistoryCurrent(ctx, p.pool, instance)
+		for _, r := range current {
+			rows = append(rows, dbsqlc.HistoryOfExecutionRow(r))
+		}
+	}
 	if err != nil {
 		return nil, classify(op, instance, err)
 	}
-	defer rows.Close()
 	var execution int64
-	var ids []int64
-	var data []string
-	for rows.Next() {
-		var id int64
-		var d string
-		if err := rows.Scan(&execution, &id, &d); err != nil {
-			return nil, classify(op, instance, err)
-		}
-		ids, data = append(ids, id), append(data, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(op, instance, err)
+	ids, data := make([]int64, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		execution, ids[i], data[i] = r.ExecutionID, r.EventID, r.EventData
 	}
 	events, decodeErr := decodeEvents(instance, execution, ids, data, nil)
 	if decodeErr != nil {
@@ -65,8 +52,8 @@ func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest
 		return err
 	}
 	a := newAckBatchArgs([]*turnAck{{enc: enc}})
-	_, err = p.pool.Exec(ctx, `SELECT dx_append_history($1, $2, $3, $4, $5)`, instance, executionID,
-		nonNil(a.eventIDs), nonNil(a.eventKinds), nonNil(a.eventData))
+	err = queries.HistoryAppend(ctx, p.pool, dbsqlc.HistoryAppendParams{InstanceID: instance, ExecutionID: executionID,
+		EventIds: nonNil(a.eventIDs), EventKinds: nonNil(a.eventKinds), EventData: nonNil(a.eventData)})
 	return classify(op, instance, err)
 }
 
@@ -76,9 +63,8 @@ func (p *Provider) GetCustomStatus(ctx context.Context, req provider.CustomStatu
 	instance, knownVersion := req.Instance, req.KnownVersion
 	const op = "get custom status"
 	var cs provider.CustomStatus
-	err := p.pool.QueryRow(ctx, `
-		SELECT custom_status_version, CASE WHEN custom_status_version = $2 THEN NULL ELSE custom_status END
-		FROM instances WHERE instance_id = $1`, instance, knownVersion).Scan(&cs.Version, &cs.Value)
+	row, err := queries.CustomStatusIfChanged(ctx, p.pool, dbsqlc.CustomStatusIfChangedParams{InstanceID: instance, KnownVersion: knownVersion})
+	cs.Version, cs.Value = row.CustomStatusVersion, row.CustomStatus
 	if errors.Is(err, pgx.ErrNoRows) {
 		return cs, false, provider.Permanent(op, instance, provider.ErrNotFound)
 	}

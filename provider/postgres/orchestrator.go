@@ -14,6 +14,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
 // Fetch implements provider.Provider.
@@ -244,7 +245,8 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.Ab
 	if err != nil {
 		return err
 	}
-	_, err = p.pool.Exec(ctx, `SELECT dx_abandon_orchestration_item($1, $2, $3, $4)`, lockToken, delay.Milliseconds(), ignoreAttempt, lastError)
+	err = queries.OrchestratorItemAbandon(ctx, p.pool, dbsqlc.OrchestratorItemAbandonParams{LockToken: lockToken,
+		DelayMs: delay.Milliseconds(), IgnoreAttempt: ignoreAttempt, LastError: lastError})
 	if err == nil && delay == 0 {
 		p.announce(orchestratorChannel)
 	}
@@ -258,7 +260,7 @@ func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.
 	if extendFor <= 0 {
 		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
-	_, err := p.pool.Exec(ctx, `SELECT dx_renew_orchestration_lock($1, $2)`, lockToken, extendFor.Milliseconds())
+	err := queries.OrchestratorLockRenew(ctx, p.pool, dbsqlc.OrchestratorLockRenewParams{LockToken: lockToken, ExtendMs: extendFor.Milliseconds()})
 	return classify(op, "", err)
 }
 

@@ -26,10 +26,8 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	var start string
-	var watermark int64
-	err := p.pool.QueryRow(ctx, `SELECT pg_current_snapshot()::TEXT, pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT`).
-		Scan(&start, &watermark)
+	snapshot, err := queries.WatchSnapshot(ctx, p.pool)
+	start, watermark := snapshot.Snapshot, snapshot.Xmin
 	if err != nil {
 		return nil, classify(op, "", err)
 	}
@@ -135,6 +133,8 @@ const (
 // out changes the start snapshot saw and changes below the watermark, which
 // the scan has read already (and reported, or left out).
 func (p *Provider) announcedChanges(ctx context.Context, start string, watermark int64, ids []string) ([]provider.StatusChange, error) {
+	// Hand-written: sqlc does not read a RETURNS TABLE function's columns,
+	// and these may be NULL.
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_announced_changes($1, $2, $3)`, ids, start, watermark)
 	if err != nil {
 		return nil, err
@@ -157,6 +157,7 @@ func (p *Provider) announcedChanges(ctx context.Context, start string, watermark
 // that the start snapshot did not see. It returns them with the current
 // snapshot's xmin (the new watermark) and xmax.
 func (p *Provider) changesSince(ctx context.Context, start string, watermark int64) ([]provider.StatusChange, int64, int64, error) {
+	// Hand-written as announcedChanges.
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_changes_since($1, $2)`, watermark, start)
 	if err != nil {
 		return nil, watermark, 0, err

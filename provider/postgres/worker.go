@@ -11,6 +11,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
 // FetchWorkItem implements provider.Provider.
@@ -33,20 +34,16 @@ func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequ
 }
 
 func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
-	l := &provider.WorkItemLease{}
-	var ref provider.WorkItem
-	var data, state string
-	var id int64
-	err := p.pool.QueryRow(ctx, `SELECT * FROM dx_fetch_work_item($1)`, lockTimeout.Milliseconds()).
-		Scan(&l.LockToken, &l.AttemptCount, &ref.Instance, &ref.ExecutionID, &ref.ID, &data, &state, &id)
+	r, err := queries.WorkItemFetch(ctx, p.pool, lockTimeout.Milliseconds())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	l.State = provider.ExecutionState(state)
-	decodeLease(l, ref, data, id)
+	l := &provider.WorkItemLease{LockToken: r.LockToken, AttemptCount: int(r.AttemptCount), State: provider.ExecutionState(r.State)}
+	ref := provider.WorkItem{Instance: r.InstanceID, ExecutionID: r.ExecutionID, ID: r.ActivityID}
+	decodeLease(l, ref, r.WorkItem, r.ItemID)
 	return l, nil
 }
 
@@ -99,7 +96,7 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequ
 	if delay < 0 {
 		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
 	}
-	_, err := p.pool.Exec(ctx, `SELECT dx_abandon_work_item($1, $2, $3)`, lockToken, delay.Milliseconds(), ignoreAttempt)
+	err := queries.WorkItemAbandon(ctx, p.pool, dbsqlc.WorkItemAbandonParams{LockToken: lockToken, DelayMs: delay.Milliseconds(), IgnoreAttempt: ignoreAttempt})
 	if err == nil && delay == 0 {
 		p.announce(workerChannel)
 	}
@@ -113,8 +110,7 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequ
 	if extendFor <= 0 {
 		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
 	}
-	var state string
-	err := p.pool.QueryRow(ctx, `SELECT dx_renew_work_item($1, $2)`, lockToken, extendFor.Milliseconds()).Scan(&state)
+	state, err := queries.WorkItemRenew(ctx, p.pool, dbsqlc.WorkItemRenewParams{LockToken: lockToken, ExtendMs: extendFor.Milliseconds()})
 	if err != nil {
 		return "", classify(op, "", err)
 	}
@@ -132,7 +128,8 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.Enqu
 	if err != nil {
 		return err
 	}
-	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_orchestrator($1, $2, $3, $4)`, item.Instance, data, timerDue(item), delay.Milliseconds())
+	err = queries.OrchestratorEnqueue(ctx, p.pool, dbsqlc.OrchestratorEnqueueParams{InstanceID: item.Instance, WorkItem: data,
+		VisibleMs: timerDue(item), DelayMs: delay.Milliseconds()})
 	if err == nil {
 		p.announce(orchestratorChannel)
 	}
@@ -146,7 +143,7 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 	if err != nil {
 		return err
 	}
-	_, err = p.pool.Exec(ctx, `SELECT dx_send_to_instance($1, $2)`, item.Instance, data)
+	err = queries.InstanceSend(ctx, p.pool, dbsqlc.InstanceSendParams{InstanceID: item.Instance, WorkItem: data})
 	if err == nil {
 		p.announce(orchestratorChannel)
 	}
@@ -155,10 +152,8 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 
 // StartQueued implements provider.Admin.
 func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest) (bool, error) {
-	instance := req.Instance
-	var queued bool
-	err := p.pool.QueryRow(ctx, `SELECT dx_start_queued($1)`, instance).Scan(&queued)
-	return queued, classify("start queued", instance, err)
+	queued, err := queries.StartQueued(ctx, p.pool, req.Instance)
+	return queued, classify("start queued", req.Instance, err)
 }
 
 // EnqueueForWorker implements provider.Admin.
@@ -172,7 +167,8 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueReq
 	if err != nil {
 		return err
 	}
-	_, err = p.pool.Exec(ctx, `SELECT dx_enqueue_worker($1, $2, $3, $4, $5)`, item.Instance, item.ExecutionID, item.ID, data, delay.Milliseconds())
+	err = queries.WorkItemEnqueue(ctx, p.pool, dbsqlc.WorkItemEnqueueParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
+		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds()})
 	if err == nil {
 		p.announce(workerChannel)
 	}

@@ -1,0 +1,21 @@
+-- name: SystemMetrics :one
+SELECT count(*) AS total_instances,
+       count(*) FILTER (WHERE e.status IN ('Running', 'ContinuedAsNew')) AS running,
+       count(*) FILTER (WHERE e.status = 'Completed') AS completed,
+       count(*) FILTER (WHERE e.status = 'Failed') AS failed,
+       count(*) FILTER (WHERE e.status = 'Terminated') AS terminated,
+       (SELECT count(*) FROM executions) AS total_executions,
+       (SELECT count(*) FROM history) AS total_events
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
+
+-- name: QueueDepths :one
+SELECT
+    (SELECT count(*) FROM orchestrator_queue q WHERE q.visible_at <= now()
+       AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > now())) AS orchestrator,
+    (SELECT count(*) FROM worker_queue WHERE visible_at <= now() AND (lock_token IS NULL OR locked_until <= now())) AS worker,
+    ((SELECT count(*) FROM orchestrator_queue WHERE visible_at > now())
+      + (SELECT count(*) FROM worker_queue WHERE visible_at > now() AND lock_token IS NULL))::bigint AS delayed,
+    ((SELECT count(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
+       WHERE q.visible_at <= now() AND l.locked_until > now())
+      + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now()))::bigint AS locked;

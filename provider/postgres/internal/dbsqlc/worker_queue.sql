@@ -1,0 +1,19 @@
+-- sqlc does not read a RETURNS TABLE function's columns: they are named and
+-- typed here.
+-- name: WorkItemFetch :one
+SELECT f.lock_token::text AS lock_token, f.attempt_count::integer AS attempt_count,
+       f.instance_id::text AS instance_id, f.execution_id::bigint AS execution_id,
+       f.activity_id::bigint AS activity_id, f.work_item::text AS work_item, f.state::text AS state,
+       f.item_id::bigint AS item_id
+FROM dx_fetch_work_item(@lock_ms::bigint)
+    AS f(lock_token, attempt_count, instance_id, execution_id, activity_id, work_item, state, item_id);
+
+-- name: WorkItemAbandon :exec
+SELECT dx_abandon_work_item(@lock_token, @delay_ms::bigint, @ignore_attempt::boolean);
+
+-- The state of the item's instance (provider.ExecutionState).
+-- name: WorkItemRenew :one
+SELECT dx_renew_work_item(@lock_token, @extend_ms::bigint)::text AS state;
+
+-- name: WorkItemEnqueue :exec
+SELECT dx_enqueue_worker(@instance_id, @execution_id::bigint, @activity_id::bigint, @work_item, @delay_ms::bigint);
