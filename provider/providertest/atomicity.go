@@ -10,11 +10,11 @@ import (
 
 func atomicityCases() []Case {
 	return []Case{
-		{"FailedAckRollsBackEverything", failedAckRollsBackEverything},
-		{"MultiPartAckCommitsAllParts", multiPartAckCommitsAllParts},
-		{"LockReleasedOnlyBySuccessfulAck", lockReleasedOnlyBySuccessfulAck},
-		{"ConcurrentAcksWithOneTokenExactlyOneWins", concurrentAcksOneTokenOneWins},
-		{"FailedWorkerAckEnqueuesNothing", failedWorkerAckEnqueuesNothing},
+		{Name: "FailedAckRollsBackEverything", Run: failedAckRollsBackEverything},
+		{Name: "MultiPartAckCommitsAllParts", Run: multiPartAckCommitsAllParts},
+		{Name: "LockReleasedOnlyBySuccessfulAck", Run: lockReleasedOnlyBySuccessfulAck},
+		{Name: "ConcurrentAcksWithOneTokenExactlyOneWins", Run: concurrentAcksOneTokenOneWins},
+		{Name: "FailedWorkerAckEnqueuesNothing", Run: failedWorkerAckEnqueuesNothing},
 	}
 }
 

@@ -9,12 +9,12 @@ import (
 
 func bulkDeletionCases() []Case {
 	return []Case{
-		{"ByInstanceIDs", bulkByIDs},
-		{"CompletedBefore", bulkCompletedBefore},
-		{"Limit", bulkLimit},
-		{"SkipsRunningInstances", bulkSkipsRunning},
-		{"CascadesAndSkipsSubOrchestrationsAsRoots", bulkCascades},
-		{"EmptyFilterDeletesAllTerminal", bulkEmptyFilter},
+		{Name: "ByInstanceIDs", Run: bulkByIDs},
+		{Name: "CompletedBefore", Run: bulkCompletedBefore},
+		{Name: "Limit", Run: bulkLimit},
+		{Name: "SkipsRunningInstances", Run: bulkSkipsRunning},
+		{Name: "CascadesAndSkipsSubOrchestrationsAsRoots", Run: bulkCascades},
+		{Name: "EmptyFilterDeletesAllTerminal", Run: bulkEmptyFilter},
 	}
 }
 

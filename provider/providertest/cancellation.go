@@ -9,30 +9,30 @@ import (
 
 func cancellationCases() []Case {
 	return []Case{
-		{"FetchReportsRunning", func(t *testing.T, f Factory) { fetchReportsState(t, f, "", provider.StateRunning) }},
-		{"FetchReportsCompleted", func(t *testing.T, f Factory) {
+		{Name: "FetchReportsRunning", Run: func(t *testing.T, f Factory) { fetchReportsState(t, f, "", provider.StateRunning) }},
+		{Name: "FetchReportsCompleted", Run: func(t *testing.T, f Factory) {
 			fetchReportsState(t, f, provider.StatusCompleted, provider.StateCompleted)
 		}},
-		{"FetchReportsFailed", func(t *testing.T, f Factory) { fetchReportsState(t, f, provider.StatusFailed, provider.StateFailed) }},
-		{"FetchReportsTerminated", func(t *testing.T, f Factory) {
+		{Name: "FetchReportsFailed", Run: func(t *testing.T, f Factory) { fetchReportsState(t, f, provider.StatusFailed, provider.StateFailed) }},
+		{Name: "FetchReportsTerminated", Run: func(t *testing.T, f Factory) {
 			fetchReportsState(t, f, provider.StatusTerminated, provider.StateTerminated)
 		}},
-		{"FetchReportsContinuedAsNew", fetchReportsContinuedAsNew},
-		{"FetchReportsMissingAfterDelete", fetchReportsMissing},
-		{"RenewReportsRunning", func(t *testing.T, f Factory) { renewReportsState(t, f, "", provider.StateRunning) }},
-		{"RenewReportsCompleted", func(t *testing.T, f Factory) {
+		{Name: "FetchReportsContinuedAsNew", Run: fetchReportsContinuedAsNew},
+		{Name: "FetchReportsMissingAfterDelete", Run: fetchReportsMissing},
+		{Name: "RenewReportsRunning", Run: func(t *testing.T, f Factory) { renewReportsState(t, f, "", provider.StateRunning) }},
+		{Name: "RenewReportsCompleted", Run: func(t *testing.T, f Factory) {
 			renewReportsState(t, f, provider.StatusCompleted, provider.StateCompleted)
 		}},
-		{"RenewReportsFailed", func(t *testing.T, f Factory) { renewReportsState(t, f, provider.StatusFailed, provider.StateFailed) }},
-		{"RenewReportsContinuedAsNew", renewReportsContinuedAsNew},
-		{"RenewReportsMissingAfterDelete", renewReportsMissing},
-		{"AckRemovesCancelledQueuedActivity", ackRemovesCancelledQueued},
-		{"AckRemovesCancelledLockedActivity", ackRemovesCancelledLocked},
-		{"RenewOfCancelledItemFails", renewOfCancelledFails},
-		{"AbandonOfCancelledItemFails", abandonOfCancelledFails},
-		{"CancellingMissingActivityIsNoOp", cancellingMissingIsNoOp},
-		{"ScheduledAndCancelledInSameTurnNeverRuns", scheduledAndCancelledSameTurn},
-		{"CancellationTouchesOnlyNamedActivity", cancellationOnlyNamed},
+		{Name: "RenewReportsFailed", Run: func(t *testing.T, f Factory) { renewReportsState(t, f, provider.StatusFailed, provider.StateFailed) }},
+		{Name: "RenewReportsContinuedAsNew", Run: renewReportsContinuedAsNew},
+		{Name: "RenewReportsMissingAfterDelete", Run: renewReportsMissing},
+		{Name: "AckRemovesCancelledQueuedActivity", Run: ackRemovesCancelledQueued},
+		{Name: "AckRemovesCancelledLockedActivity", Run: ackRemovesCancelledLocked},
+		{Name: "RenewOfCancelledItemFails", Run: renewOfCancelledFails},
+		{Name: "AbandonOfCancelledItemFails", Run: abandonOfCancelledFails},
+		{Name: "CancellingMissingActivityIsNoOp", Run: cancellingMissingIsNoOp},
+		{Name: "ScheduledAndCancelledInSameTurnNeverRuns", Run: scheduledAndCancelledSameTurn},
+		{Name: "CancellationTouchesOnlyNamedActivity", Run: cancellationOnlyNamed},
 	}
 }
 

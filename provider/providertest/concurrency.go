@@ -21,10 +21,10 @@ const (
 
 func concurrencyCases() []Case {
 	return []Case{
-		{"OrchestrationTurnsOnOneHandle", func(t *testing.T, f Factory) { orchestrationContention(t, f, false) }},
-		{"OrchestrationTurnsAcrossHandles", func(t *testing.T, f Factory) { orchestrationContention(t, f, true) }},
-		{"WorkItemsOnOneHandle", func(t *testing.T, f Factory) { workerContention(t, f, false) }},
-		{"WorkItemsAcrossHandles", func(t *testing.T, f Factory) { workerContention(t, f, true) }},
+		{Name: "OrchestrationTurnsOnOneHandle", Run: func(t *testing.T, f Factory) { orchestrationContention(t, f, false) }},
+		{Name: "OrchestrationTurnsAcrossHandles", Run: func(t *testing.T, f Factory) { orchestrationContention(t, f, true) }},
+		{Name: "WorkItemsOnOneHandle", Run: func(t *testing.T, f Factory) { workerContention(t, f, false) }},
+		{Name: "WorkItemsAcrossHandles", Run: func(t *testing.T, f Factory) { workerContention(t, f, true) }},
 	}
 }
 

@@ -8,13 +8,13 @@ import (
 
 func creationCases() []Case {
 	return []Case{
-		{"EnqueueDoesNotCreateInstance", enqueueDoesNotCreate},
-		{"FetchDoesNotCreateInstance", fetchDoesNotCreate},
-		{"FirstAckCreatesInstance", firstAckCreates},
-		{"EmptyVersionHandled", emptyVersionHandled},
-		{"VersionUpdatedOnlyWhenGiven", versionUpdatedOnlyWhenGiven},
-		{"SubOrchestrationCreatedByItsOwnFirstAck", subOrchestrationCreatedByOwnAck},
-		{"FetchOfNewInstanceUsesStartMessage", fetchOfNewInstanceUsesStartMessage},
+		{Name: "EnqueueDoesNotCreateInstance", Run: enqueueDoesNotCreate},
+		{Name: "FetchDoesNotCreateInstance", Run: fetchDoesNotCreate},
+		{Name: "FirstAckCreatesInstance", Run: firstAckCreates},
+		{Name: "EmptyVersionHandled", Run: emptyVersionHandled},
+		{Name: "VersionUpdatedOnlyWhenGiven", Run: versionUpdatedOnlyWhenGiven},
+		{Name: "SubOrchestrationCreatedByItsOwnFirstAck", Run: subOrchestrationCreatedByOwnAck},
+		{Name: "FetchOfNewInstanceUsesStartMessage", Run: fetchOfNewInstanceUsesStartMessage},
 	}
 }
 

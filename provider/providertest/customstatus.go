@@ -8,15 +8,15 @@ import (
 
 func customStatusCases() []Case {
 	return []Case{
-		{"DefaultOnNewInstance", customStatusDefault},
-		{"SetStoresValueAndBumpsVersion", customStatusSet},
-		{"ClearRemovesValueAndBumpsVersion", customStatusClear},
-		{"UnchangedWhenTurnDoesNotSetIt", customStatusUnchanged},
-		{"VersionIncrementsOnEveryUpdate", customStatusVersionIncrements},
-		{"PollWithCurrentVersionReportsNoChange", customStatusPollNoChange},
-		{"UnknownInstanceNotFound", customStatusUnknown},
-		{"SurvivesContinueAsNew", customStatusSurvivesCAN},
-		{"VisibleInFetchedItem", customStatusInItem},
+		{Name: "DefaultOnNewInstance", Run: customStatusDefault},
+		{Name: "SetStoresValueAndBumpsVersion", Run: customStatusSet},
+		{Name: "ClearRemovesValueAndBumpsVersion", Run: customStatusClear},
+		{Name: "UnchangedWhenTurnDoesNotSetIt", Run: customStatusUnchanged},
+		{Name: "VersionIncrementsOnEveryUpdate", Run: customStatusVersionIncrements},
+		{Name: "PollWithCurrentVersionReportsNoChange", Run: customStatusPollNoChange},
+		{Name: "UnknownInstanceNotFound", Run: customStatusUnknown},
+		{Name: "SurvivesContinueAsNew", Run: customStatusSurvivesCAN},
+		{Name: "VisibleInFetchedItem", Run: customStatusInItem},
 	}
 }
 

@@ -10,14 +10,14 @@ import (
 // can still read them; anything else fails at the sender.
 func deliveryCases() []Case {
 	return []Case{
-		{"SendToUnknownInstanceRefused", sendToUnknownRefused},
-		{"SendToInstanceBeingStartedAccepted", sendToStartingAccepted},
-		{"SendToRunningInstanceAccepted", sendToRunningAccepted},
-		{"SendToFinishedInstanceRefused", sendToFinishedRefused},
-		{"SendAfterContinueAsNewAccepted", sendAfterContinueAsNewAccepted},
-		{"SendBetweenExecutionsAccepted", sendBetweenExecutionsAccepted},
-		{"EventRacingContinueAsNewKept", eventRacingContinueAsNewKept},
-		{"StartQueuedUntilFirstAck", startQueuedUntilFirstAck},
+		{Name: "SendToUnknownInstanceRefused", Run: sendToUnknownRefused},
+		{Name: "SendToInstanceBeingStartedAccepted", Run: sendToStartingAccepted},
+		{Name: "SendToRunningInstanceAccepted", Run: sendToRunningAccepted},
+		{Name: "SendToFinishedInstanceRefused", Run: sendToFinishedRefused},
+		{Name: "SendAfterContinueAsNewAccepted", Run: sendAfterContinueAsNewAccepted},
+		{Name: "SendBetweenExecutionsAccepted", Run: sendBetweenExecutionsAccepted},
+		{Name: "EventRacingContinueAsNewKept", Run: eventRacingContinueAsNewKept},
+		{Name: "StartQueuedUntilFirstAck", Run: startQueuedUntilFirstAck},
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 // turn reading them again; a turn must still get exactly what the store holds.
 func historyReadCases() []Case {
 	return []Case{
-		{"FetchSeesEventsAPeerAppended", fetchSeesEventsAPeerAppended},
-		{"FetchSeesAnInstanceStartedAgain", fetchSeesAnInstanceStartedAgain},
-		{"FetchSeesTheNextExecutionAlone", fetchSeesTheNextExecutionAlone},
+		{Name: "FetchSeesEventsAPeerAppended", Run: fetchSeesEventsAPeerAppended},
+		{Name: "FetchSeesAnInstanceStartedAgain", Run: fetchSeesAnInstanceStartedAgain},
+		{Name: "FetchSeesTheNextExecutionAlone", Run: fetchSeesTheNextExecutionAlone},
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 // runs a turn no worker will.
 func instanceFetchCases() []Case {
 	return []Case{
-		{"FetchByNameLocksOnlyThatInstance", fetchInstanceLocksOnlyIt},
-		{"FetchByNameNoneWhileLocked", fetchInstanceNilWhileLocked},
-		{"FetchByNameNoneWithoutMessages", fetchInstanceNilWithoutMessages},
+		{Name: "FetchByNameLocksOnlyThatInstance", Run: fetchInstanceLocksOnlyIt},
+		{Name: "FetchByNameNoneWhileLocked", Run: fetchInstanceNilWhileLocked},
+		{Name: "FetchByNameNoneWithoutMessages", Run: fetchInstanceNilWithoutMessages},
 	}
 }
 

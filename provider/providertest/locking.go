@@ -12,19 +12,19 @@ import (
 
 func lockingCases() []Case {
 	return []Case{
-		{"FetchLocksInstanceExclusively", fetchLocksExclusively},
-		{"LockTokensAreUnique", lockTokensUnique},
-		{"ConcurrentFetchersNeverShareAnInstance", concurrentFetchersDisjoint},
-		{"MessagesArrivingDuringLockWaitForNextTurn", lateMessagesWait},
-		{"AckDeletesOnlyMessagesFetchedUnderItsToken", ackDeletesOnlyFetched},
-		{"LocksArePerInstance", locksPerInstance},
-		{"AllVisibleMessagesDeliveredInOneTurn", allMessagesOneTurn},
-		{"MessagesDeliveredInEnqueueOrder", messagesInOrder},
-		{"InstancesServedInArrivalOrder", instancesInArrivalOrder},
-		{"RecoveryAfterLockExpiry", recoveryAfterExpiry},
-		{"OldTokenInvalidAfterTakeover", oldTokenInvalidAfterTakeover},
-		{"AbandonMakesInstanceAvailable", abandonMakesAvailable},
-		{"LockedInstanceSkippedOthersServed", lockedSkippedOthersServed},
+		{Name: "FetchLocksInstanceExclusively", Run: fetchLocksExclusively},
+		{Name: "LockTokensAreUnique", Run: lockTokensUnique},
+		{Name: "ConcurrentFetchersNeverShareAnInstance", Run: concurrentFetchersDisjoint},
+		{Name: "MessagesArrivingDuringLockWaitForNextTurn", Run: lateMessagesWait},
+		{Name: "AckDeletesOnlyMessagesFetchedUnderItsToken", Run: ackDeletesOnlyFetched},
+		{Name: "LocksArePerInstance", Run: locksPerInstance},
+		{Name: "AllVisibleMessagesDeliveredInOneTurn", Run: allMessagesOneTurn},
+		{Name: "MessagesDeliveredInEnqueueOrder", Run: messagesInOrder},
+		{Name: "InstancesServedInArrivalOrder", Run: instancesInArrivalOrder},
+		{Name: "RecoveryAfterLockExpiry", Run: recoveryAfterExpiry},
+		{Name: "OldTokenInvalidAfterTakeover", Run: oldTokenInvalidAfterTakeover},
+		{Name: "AbandonMakesInstanceAvailable", Run: abandonMakesAvailable},
+		{Name: "LockedInstanceSkippedOthersServed", Run: lockedSkippedOthersServed},
 	}
 }
 

@@ -9,17 +9,17 @@ import (
 
 func managementCases() []Case {
 	return []Case{
-		{"ListInstancesOnEmptyStore", listInstancesEmpty},
-		{"ListInstancesReturnsAll", listInstancesAll},
-		{"ListInstancesByStatus", listInstancesByStatus},
-		{"ListExecutions", listExecutions},
-		{"InstanceInfo", instanceInfo},
-		{"InstanceInfoOfUnknownInstance", instanceInfoUnknown},
-		{"AbandonCauseIsLastErrorUntilAck", abandonCauseIsLastError},
-		{"ExecutionInfo", executionInfo},
-		{"ExecutionInfoOfUnknownExecution", executionInfoUnknown},
-		{"SystemMetrics", systemMetrics},
-		{"QueueDepths", queueDepths},
+		{Name: "ListInstancesOnEmptyStore", Run: listInstancesEmpty},
+		{Name: "ListInstancesReturnsAll", Run: listInstancesAll},
+		{Name: "ListInstancesByStatus", Run: listInstancesByStatus},
+		{Name: "ListExecutions", Run: listExecutions},
+		{Name: "InstanceInfo", Run: instanceInfo},
+		{Name: "InstanceInfoOfUnknownInstance", Run: instanceInfoUnknown},
+		{Name: "AbandonCauseIsLastErrorUntilAck", Run: abandonCauseIsLastError},
+		{Name: "ExecutionInfo", Run: executionInfo},
+		{Name: "ExecutionInfoOfUnknownExecution", Run: executionInfoUnknown},
+		{Name: "SystemMetrics", Run: systemMetrics},
+		{Name: "QueueDepths", Run: queueDepths},
 	}
 }
 

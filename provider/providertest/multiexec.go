@@ -8,13 +8,13 @@ import (
 
 func multiExecutionCases() []Case {
 	return []Case{
-		{"ContinueAsNewCreatesNewExecution", continueAsNewCreatesExecution},
-		{"EachExecutionHasItsOwnHistory", executionsHaveOwnHistory},
-		{"ReadHistoryReturnsLatestExecution", readHistoryLatest},
-		{"FetchLoadsLatestExecution", fetchLoadsLatestExecution},
-		{"ExecutionIDsAreSequential", executionIDsSequential},
-		{"OldExecutionsKeepTheirStatusAndHistory", oldExecutionsPersist},
-		{"StaleExecutionCompletionStillDelivered", staleCompletionDelivered},
+		{Name: "ContinueAsNewCreatesNewExecution", Run: continueAsNewCreatesExecution},
+		{Name: "EachExecutionHasItsOwnHistory", Run: executionsHaveOwnHistory},
+		{Name: "ReadHistoryReturnsLatestExecution", Run: readHistoryLatest},
+		{Name: "FetchLoadsLatestExecution", Run: fetchLoadsLatestExecution},
+		{Name: "ExecutionIDsAreSequential", Run: executionIDsSequential},
+		{Name: "OldExecutionsKeepTheirStatusAndHistory", Run: oldExecutionsPersist},
+		{Name: "StaleExecutionCompletionStillDelivered", Run: staleCompletionDelivered},
 	}
 }
 

@@ -11,13 +11,13 @@ import (
 
 func multiFetchCases() []Case {
 	return []Case{
-		{"FetchesUpToMaxInstances", multiFetchUpToMax},
-		{"ReturnsFewerWhenFewerReady", multiFetchFewer},
-		{"ItemsAreAckedAndAbandonedIndependently", multiFetchIndependent},
-		{"SkipsLockedInstances", multiFetchSkipsLocked},
-		{"InvalidMaxRejected", multiFetchInvalidMax},
-		{"ConcurrentMultiFetchersGetDisjointInstances", multiFetchConcurrentDisjoint},
-		{"LongPollReturnsWhenWorkArrives", multiFetchLongPoll},
+		{Name: "FetchesUpToMaxInstances", Run: multiFetchUpToMax},
+		{Name: "ReturnsFewerWhenFewerReady", Run: multiFetchFewer},
+		{Name: "ItemsAreAckedAndAbandonedIndependently", Run: multiFetchIndependent},
+		{Name: "SkipsLockedInstances", Run: multiFetchSkipsLocked},
+		{Name: "InvalidMaxRejected", Run: multiFetchInvalidMax},
+		{Name: "ConcurrentMultiFetchersGetDisjointInstances", Run: multiFetchConcurrentDisjoint},
+		{Name: "LongPollReturnsWhenWorkArrives", Run: multiFetchLongPoll},
 	}
 }
 

@@ -9,14 +9,14 @@ import (
 
 func poisonCases() []Case {
 	return []Case{
-		{"OrchestrationAttemptCountRisesOnEachFetch", orchAttemptsRise},
-		{"OrchestrationAttemptCountRisesAfterLockExpiry", orchAttemptsRiseAfterExpiry},
-		{"OrchestrationAttemptCountReachesLimit", orchAttemptsReachLimit},
-		{"OrchestrationAbandonCanIgnoreAttempt", orchAbandonIgnoresAttempt},
-		{"OrchestrationAttemptCountStartsOverForNewMessages", orchAttemptsStartOver},
-		{"WorkItemAttemptCountRisesOnEachFetch", workAttemptsRise},
-		{"WorkItemAttemptCountRisesAfterLockExpiry", workAttemptsRiseAfterExpiry},
-		{"WorkItemAbandonCanIgnoreAttempt", workAbandonIgnoresAttempt},
+		{Name: "OrchestrationAttemptCountRisesOnEachFetch", Run: orchAttemptsRise},
+		{Name: "OrchestrationAttemptCountRisesAfterLockExpiry", Run: orchAttemptsRiseAfterExpiry},
+		{Name: "OrchestrationAttemptCountReachesLimit", Run: orchAttemptsReachLimit},
+		{Name: "OrchestrationAbandonCanIgnoreAttempt", Run: orchAbandonIgnoresAttempt},
+		{Name: "OrchestrationAttemptCountStartsOverForNewMessages", Run: orchAttemptsStartOver},
+		{Name: "WorkItemAttemptCountRisesOnEachFetch", Run: workAttemptsRise},
+		{Name: "WorkItemAttemptCountRisesAfterLockExpiry", Run: workAttemptsRiseAfterExpiry},
+		{Name: "WorkItemAbandonCanIgnoreAttempt", Run: workAbandonIgnoresAttempt},
 	}
 }
 

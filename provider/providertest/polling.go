@@ -12,14 +12,14 @@ import (
 // woke early), with wide margins; speed is measured by benchmarks, not here.
 func pollingCases() []Case {
 	return []Case{
-		{"ShortPollReturnsAtOnceWhenEmpty", shortPollReturnsAtOnce},
-		{"LongPollWaitsUpToTimeout", longPollWaits},
-		{"LongPollTimeoutIsUpperBound", longPollUpperBound},
-		{"LongPollWakesWhenWorkArrives", longPollWakes},
-		{"LongPollWakesWhenDelayedWorkBecomesVisible", longPollDelayedVisible},
-		{"LongPollEndsWhenContextIsCancelled", longPollContextCancel},
-		{"WorkerShortPollReturnsAtOnceWhenEmpty", workerShortPoll},
-		{"WorkerLongPollWakesWhenWorkArrives", workerLongPollWakes},
+		{Name: "ShortPollReturnsAtOnceWhenEmpty", Run: shortPollReturnsAtOnce},
+		{Name: "LongPollWaitsUpToTimeout", Run: longPollWaits},
+		{Name: "LongPollTimeoutIsUpperBound", Run: longPollUpperBound},
+		{Name: "LongPollWakesWhenWorkArrives", Run: longPollWakes},
+		{Name: "LongPollWakesWhenDelayedWorkBecomesVisible", Run: longPollDelayedVisible},
+		{Name: "LongPollEndsWhenContextIsCancelled", Run: longPollContextCancel},
+		{Name: "WorkerShortPollReturnsAtOnceWhenEmpty", Run: workerShortPoll},
+		{Name: "WorkerLongPollWakesWhenWorkArrives", Run: workerLongPollWakes},
 	}
 }
 

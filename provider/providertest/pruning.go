@@ -9,11 +9,11 @@ import (
 
 func pruningCases() []Case {
 	return []Case{
-		{"KeepLast", pruneKeepLast},
-		{"CompletedBefore", pruneCompletedBefore},
-		{"NeverPrunesCurrentExecution", pruneNeverCurrent},
-		{"BothConditionsMustHold", pruneBothConditions},
-		{"UnknownInstanceNotFound", pruneUnknown},
+		{Name: "KeepLast", Run: pruneKeepLast},
+		{Name: "CompletedBefore", Run: pruneCompletedBefore},
+		{Name: "NeverPrunesCurrentExecution", Run: pruneNeverCurrent},
+		{Name: "BothConditionsMustHold", Run: pruneBothConditions},
+		{Name: "UnknownInstanceNotFound", Run: pruneUnknown},
 	}
 }
 

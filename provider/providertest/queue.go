@@ -9,16 +9,16 @@ import (
 
 func queueCases() []Case {
 	return []Case{
-		{"WorkerQueueIsFIFO", workerQueueFIFO},
-		{"PeekLockKeepsItemUntilAck", peekLockKeepsItem},
-		{"WorkerAckWithCompletionIsAtomic", workerAckWithCompletion},
-		{"TimerInvisibleUntilDue", timerInvisibleUntilDue},
-		{"TimerDeliveredWhenDue", timerDeliveredWhenDue},
-		{"DelayedOrchestratorMessageInvisible", delayedOrchestratorMessage},
-		{"DelayedWorkerItemsSkippedUntilVisible", delayedWorkerItemsSkipped},
-		{"LostTokenItemRedelivered", lostTokenRedelivered},
-		{"MessagesForMissingInstanceDropped", messagesForMissingInstanceDropped},
-		{"CompletionRoutedToNamedInstance", completionRoutedToInstance},
+		{Name: "WorkerQueueIsFIFO", Run: workerQueueFIFO},
+		{Name: "PeekLockKeepsItemUntilAck", Run: peekLockKeepsItem},
+		{Name: "WorkerAckWithCompletionIsAtomic", Run: workerAckWithCompletion},
+		{Name: "TimerInvisibleUntilDue", Run: timerInvisibleUntilDue},
+		{Name: "TimerDeliveredWhenDue", Run: timerDeliveredWhenDue},
+		{Name: "DelayedOrchestratorMessageInvisible", Run: delayedOrchestratorMessage},
+		{Name: "DelayedWorkerItemsSkippedUntilVisible", Run: delayedWorkerItemsSkipped},
+		{Name: "LostTokenItemRedelivered", Run: lostTokenRedelivered},
+		{Name: "MessagesForMissingInstanceDropped", Run: messagesForMissingInstanceDropped},
+		{Name: "CompletionRoutedToNamedInstance", Run: completionRoutedToInstance},
 	}
 }
 

@@ -12,11 +12,11 @@ import (
 // given, as this process last wrote or read it.
 func quietAckCases() []Case {
 	return []Case{
-		{"QuietAckQueuesTheResult", quietAckQueues},
-		{"QuietAckIsNotQuietWhenTheHistoryMoved", quietAckHistoryMoved},
-		{"QuietAckIsNotQuietAfterAPeersTurn", quietAckPeer},
-		{"QuietAckIsNotQuietWhenLocked", quietAckLocked},
-		{"QuietAckOfALostLeaseQueuesNothing", quietAckLostLease},
+		{Name: "QuietAckQueuesTheResult", Run: quietAckQueues, Path: PathQuiet},
+		{Name: "QuietAckIsNotQuietWhenTheHistoryMoved", Run: quietAckHistoryMoved, Path: PathQuiet},
+		{Name: "QuietAckIsNotQuietAfterAPeersTurn", Run: quietAckPeer, Path: PathQuiet},
+		{Name: "QuietAckIsNotQuietWhenLocked", Run: quietAckLocked, Path: PathQuiet},
+		{Name: "QuietAckOfALostLeaseQueuesNothing", Run: quietAckLostLease, Path: PathQuiet},
 	}
 }
 

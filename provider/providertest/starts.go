@@ -14,21 +14,21 @@ import (
 // started, under its ID-reuse policy, in the transaction that queues the start.
 func startCases() []Case {
 	return []Case{
-		{"StartQueuesStartThenEvents", startQueuesStartThenEvents},
-		{"StartOfQueuedIDRefused", startOfQueuedIDRefused},
-		{"StartOfExistingIDRefused", startOfExistingIDRefused},
-		{"RetryWithSameOwnerQueuesNothing", retryWithSameOwner},
-		{"RetryLeavesTheTurnInFlight", retryLeavesTurnInFlight},
-		{"AllowFinishedReplacesFinishedInstance", allowFinishedReplacesFinished},
-		{"AllowFinishedRefusesRunningInstance", allowFinishedRefusesRunning},
-		{"AllowFinishedRefusesWhileChildRuns", allowFinishedRefusesWhileChildRuns},
-		{"TerminateRunningReplacesRunningInstance", terminateRunningReplacesRunning},
-		{"TerminateRunningReplacesQueuedStart", terminateRunningReplacesQueuedStart},
-		{"SubOrchestrationNeverReplaced", subOrchestrationNeverReplaced},
-		{"InvalidStartRefused", invalidStartRefused},
-		{"EagerStartOfTakenIDRefused", eagerStartOfTakenIDRefused},
-		{"ConcurrentStartsAdmitOne", concurrentStartsAdmitOne},
-		{"StartRacingDirectStartAdmitsOne", startRacingDirectStart},
+		{Name: "StartQueuesStartThenEvents", Run: startQueuesStartThenEvents},
+		{Name: "StartOfQueuedIDRefused", Run: startOfQueuedIDRefused},
+		{Name: "StartOfExistingIDRefused", Run: startOfExistingIDRefused},
+		{Name: "RetryWithSameOwnerQueuesNothing", Run: retryWithSameOwner},
+		{Name: "RetryLeavesTheTurnInFlight", Run: retryLeavesTurnInFlight},
+		{Name: "AllowFinishedReplacesFinishedInstance", Run: allowFinishedReplacesFinished},
+		{Name: "AllowFinishedRefusesRunningInstance", Run: allowFinishedRefusesRunning},
+		{Name: "AllowFinishedRefusesWhileChildRuns", Run: allowFinishedRefusesWhileChildRuns},
+		{Name: "TerminateRunningReplacesRunningInstance", Run: terminateRunningReplacesRunning},
+		{Name: "TerminateRunningReplacesQueuedStart", Run: terminateRunningReplacesQueuedStart},
+		{Name: "SubOrchestrationNeverReplaced", Run: subOrchestrationNeverReplaced},
+		{Name: "InvalidStartRefused", Run: invalidStartRefused},
+		{Name: "EagerStartOfTakenIDRefused", Run: eagerStartOfTakenIDRefused, Path: PathEagerStart},
+		{Name: "ConcurrentStartsAdmitOne", Run: concurrentStartsAdmitOne},
+		{Name: "StartRacingDirectStartAdmitsOne", Run: startRacingDirectStart, Path: PathDirectStart},
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 
 func timerCases() []Case {
 	return []Case{
-		{"FutureTimerSurvivesEarlierAck", futureTimerSurvivesEarlierAck},
-		{"AckDeletesCancelledTimer", ackDeletesCancelledTimer},
-		{"AckDeletesOnlyNamedTimer", ackDeletesOnlyNamedTimer},
-		{"TimerScheduledAndCancelledInSameTurnNeverFires", timerScheduledAndCancelledSameTurn},
-		{"DueTimersDoNotStarveReadyWork", dueTimersDoNotStarveReadyWork},
+		{Name: "FutureTimerSurvivesEarlierAck", Run: futureTimerSurvivesEarlierAck},
+		{Name: "AckDeletesCancelledTimer", Run: ackDeletesCancelledTimer},
+		{Name: "AckDeletesOnlyNamedTimer", Run: ackDeletesOnlyNamedTimer},
+		{Name: "TimerScheduledAndCancelledInSameTurnNeverFires", Run: timerScheduledAndCancelledSameTurn},
+		{Name: "DueTimersDoNotStarveReadyWork", Run: dueTimersDoNotStarveReadyWork},
 	}
 }
 

@@ -10,14 +10,14 @@ import (
 
 func watchCases() []Case {
 	return []Case{
-		{"ReportsNewInstance", watchReportsNewInstance},
-		{"ReportsCompletion", watchReportsCompletion},
-		{"ReportsCustomStatusChange", watchReportsCustomStatus},
-		{"ReportsContinueAsNew", watchReportsContinueAsNew},
-		{"IgnoresTurnsThatChangeNothing", watchIgnoresNoChange},
-		{"SequenceIncreases", watchSequenceIncreases},
-		{"ReportsChangesMadeThroughAnotherHandle", watchReportsPeerChanges},
-		{"ClosesWhenContextEnds", watchCloses},
+		{Name: "ReportsNewInstance", Run: watchReportsNewInstance},
+		{Name: "ReportsCompletion", Run: watchReportsCompletion},
+		{Name: "ReportsCustomStatusChange", Run: watchReportsCustomStatus},
+		{Name: "ReportsContinueAsNew", Run: watchReportsContinueAsNew},
+		{Name: "IgnoresTurnsThatChangeNothing", Run: watchIgnoresNoChange},
+		{Name: "SequenceIncreases", Run: watchSequenceIncreases},
+		{Name: "ReportsChangesMadeThroughAnotherHandle", Run: watchReportsPeerChanges},
+		{Name: "ClosesWhenContextEnds", Run: watchCloses},
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 
 func workerCases() []Case {
 	return []Case{
-		{"HeartbeatAnnouncesTheWorker", workersAnnounce},
-		{"HeartbeatRefreshesTheAnnouncement", workersRefresh},
-		{"StaleWorkersAreNotListed", workersStale},
-		{"RemovedWorkerIsNotListed", workersRemove},
-		{"PeerSeesTheAnnouncement", workersPeer},
+		{Name: "HeartbeatAnnouncesTheWorker", Run: workersAnnounce},
+		{Name: "HeartbeatRefreshesTheAnnouncement", Run: workersRefresh},
+		{Name: "StaleWorkersAreNotListed", Run: workersStale},
+		{Name: "RemovedWorkerIsNotListed", Run: workersRemove},
+		{Name: "PeerSeesTheAnnouncement", Run: workersPeer},
 	}
 }
 

@@ -13,8 +13,6 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
-const op = "commit"
-
 // Paths are a store's ways to commit. Each validates its own arguments and
 // is atomic.
 type Paths interface {
@@ -52,35 +50,24 @@ func Start(ctx context.Context, req provider.StartRequest,
 	return queueLocking(ctx, req.Start, req.Reuse, req.LockFor)
 }
 
-// Route answers req with the path its fields name.
+// Route answers req with the path its fields name, once req.Validate
+// passed: a refused request reaches no path.
 func Route(ctx context.Context, req provider.CommitRequest, p Paths) (provider.Committed, error) {
 	var c provider.Committed
-	var err error
-	switch {
-	case req.Turn == nil && req.Activity == nil:
-		return c, encode.Invalid(op, "", "the request carries neither a turn nor an activity's result")
-	case req.LockNextFor < 0:
-		return c, encode.Invalid(op, "", "LockNextFor must not be negative, got %v", req.LockNextFor)
-	case req.Turn == nil:
-		return routeActivity(ctx, *req.Activity, req.LockNextFor, p)
+	if err := req.Validate(); err != nil {
+		return c, err
 	}
-	t := req.Turn
-	switch t.Hold {
-	case provider.TurnLocked:
-		if req.Activity != nil {
-			return c, encode.Invalid(op, t.Instance, "a locked turn commits without an activity's result")
-		}
+	var err error
+	switch t := req.Turn; {
+	case t == nil:
+		return routeActivity(ctx, *req.Activity, req.LockNextFor, p)
+	case t.Hold == provider.TurnLocked:
 		return routeLocked(ctx, *t, req.LockNextFor, p)
-	case provider.TurnNew:
-		if req.Activity != nil || req.LockNextFor > 0 {
-			return c, encode.Invalid(op, t.Instance, "a new instance's first turn commits alone")
-		}
+	case t.Hold == provider.TurnNew:
 		c.Created, c.Leases, err = p.FirstTurn(ctx, t.Instance, t.Ack, t.Lease, t.LeaseFor)
 		return c, err
-	case provider.TurnCached:
-		return routeCached(ctx, req, p)
 	}
-	return c, encode.Invalid(op, t.Instance, "unknown turn hold %d", t.Hold)
+	return routeCached(ctx, req, p)
 }
 
 func routeLocked(ctx context.Context, t provider.TurnCommit, lockNext time.Duration, p Paths) (provider.Committed, error) {
@@ -88,9 +75,6 @@ func routeLocked(ctx context.Context, t provider.TurnCommit, lockNext time.Durat
 	var err error
 	switch {
 	case lockNext > 0:
-		if t.Instance == "" {
-			return c, encode.Invalid(op, "", "locking the next turn needs the turn's instance")
-		}
 		c.Leases, c.Next, err = p.TurnNext(ctx, t.Instance, t.LockToken, t.Ack, t.Lease, t.LeaseFor, lockNext)
 	case len(t.Lease) > 0:
 		c.Leases, err = p.TurnLeasing(ctx, t.LockToken, t.Ack, t.Lease, t.LeaseFor)
@@ -102,18 +86,8 @@ func routeLocked(ctx context.Context, t provider.TurnCommit, lockNext time.Durat
 
 func routeCached(ctx context.Context, req provider.CommitRequest, p Paths) (provider.Committed, error) {
 	var c provider.Committed
-	t := req.Turn
-	switch {
-	case t.Cached == nil:
-		return c, encode.Invalid(op, t.Instance, "a cached commit needs the cached turn")
-	case req.LockNextFor > 0:
-		return c, encode.Invalid(op, t.Cached.Instance, "a cached turn does not lock its next turn")
-	}
-	workToken := ""
+	t, workToken := req.Turn, ""
 	if a := req.Activity; a != nil {
-		if a.Result == nil || a.QuietAfter != 0 || a.LockToken == "" {
-			return c, encode.Invalid(op, t.Cached.Instance, "a cached turn's activity has a result and a lease, and is not quiet")
-		}
 		workToken = a.LockToken
 	}
 	var err error
@@ -125,14 +99,9 @@ func routeActivity(ctx context.Context, a provider.ActivityResult, lockNext time
 	var c provider.Committed
 	var err error
 	switch {
-	case a.QuietAfter != 0 && (a.Result == nil || lockNext > 0 || a.QuietAfter < 0):
-		return c, encode.Invalid(op, "", "a quiet ack needs a result, a positive last event and no next turn")
 	case a.QuietAfter > 0:
 		c.Quiet, err = p.ActivityQuietly(ctx, a.LockToken, *a.Result, a.QuietAfter)
 	case lockNext > 0:
-		if a.Result == nil {
-			return c, encode.Invalid(op, "", "locking the next turn needs the activity's result")
-		}
 		c.Next, err = p.ActivityNext(ctx, a.LockToken, *a.Result, lockNext)
 	default:
 		err = p.Activity(ctx, a.LockToken, a.Result)
