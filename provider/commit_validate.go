@@ -66,5 +66,10 @@ func (a *ActivityResult) validate(lockNext time.Duration) error {
 }
 
 func invalidCommit(instance, format string, args ...any) error {
-	return Permanent("commit", instance, fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...))
+	return invalidRequest("commit", instance, format, args...)
+}
+
+// invalidRequest is a request's permanent ErrInvalidArgument error.
+func invalidRequest(op, instance, format string, args ...any) error {
+	return Permanent(op, instance, fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...))
 }

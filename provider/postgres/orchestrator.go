@@ -22,17 +22,12 @@ func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*pro
 	return fetch.Route(ctx, req, p.lookups)
 }
 
-// fetchOrchestration long-polls for ready turns. With cached, the turns of
+// fetchOrchestration long-polls for ready turns (a request fetch.Route
+// validated). With cached, the turns of
 // timers this provider queued and that fell due are built from the history
 // cache where it can (FetchRequest.FromCache), without a round trip.
 func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
 	const op = "fetch orchestration items"
-	if max < 1 {
-		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
-		return nil, err
-	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
@@ -276,9 +271,6 @@ func (p *Provider) checkOpen(op string) error {
 // fetchInstanceItem is Fetch of a named instance.
 func (p *Provider) fetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "fetch instance item"
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@
 // from the history cache alone. It holds what the request means, so each
 // store implements only the lookups.
 //
-// It imports provider and provider/internal/encode only.
+// It imports provider only.
 package fetch
 
 import (
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // Lookups are a store's ways of getting turns.
@@ -26,16 +25,16 @@ type Lookups struct {
 	Cached func(instance string, execution int64, msg provider.WorkItem, queued ...provider.WorkItem) *provider.OrchestrationItem
 }
 
-// Route answers req with the lookup it asks for.
+// Route answers req with the lookup it asks for, once req.Validate passed.
 func Route(ctx context.Context, req provider.FetchRequest, l Lookups) ([]*provider.OrchestrationItem, error) {
-	if len(req.Deliver) > 0 {
-		return fromCache(req, l.Cached)
+	if err := req.Validate(); err != nil {
+		return nil, err
 	}
-	if req.Instance == "" {
+	switch {
+	case len(req.Deliver) > 0:
+		return fromCache(req, l.Cached), nil
+	case req.Instance == "":
 		return l.Ready(ctx, req.Max, req.LockFor, req.PollFor, req.FromCache)
-	}
-	if req.Max < 1 {
-		return nil, encode.Invalid("fetch instance item", req.Instance, "max must be at least 1, got %d", req.Max)
 	}
 	item, err := l.Named(ctx, req.Instance, req.LockFor)
 	if err != nil || item == nil {
@@ -44,20 +43,11 @@ func Route(ctx context.Context, req provider.FetchRequest, l Lookups) ([]*provid
 	return []*provider.OrchestrationItem{item}, nil
 }
 
-func fromCache(req provider.FetchRequest, cached func(string, int64, provider.WorkItem, ...provider.WorkItem) *provider.OrchestrationItem) ([]*provider.OrchestrationItem, error) {
-	const op = "fetch cached turn"
+func fromCache(req provider.FetchRequest, cached func(string, int64, provider.WorkItem, ...provider.WorkItem) *provider.OrchestrationItem) []*provider.OrchestrationItem {
 	last := req.Deliver[len(req.Deliver)-1]
-	switch {
-	case !req.FromCache || req.Instance == "":
-		return nil, encode.Invalid(op, req.Instance, "Deliver asks the cache for a named instance: FromCache and Instance are required")
-	case req.Max < 1:
-		return nil, encode.Invalid(op, req.Instance, "max must be at least 1, got %d", req.Max)
-	case last.Instance != req.Instance:
-		return nil, encode.Invalid(op, req.Instance, "the message to deliver is for instance %q", last.Instance)
-	}
 	turn := cached(req.Instance, last.ExecutionID, last, req.Deliver[:len(req.Deliver)-1]...)
 	if turn == nil {
-		return nil, nil
+		return nil
 	}
-	return []*provider.OrchestrationItem{turn}, nil
+	return []*provider.OrchestrationItem{turn}
 }
