@@ -8,6 +8,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // ReadHistory implements provider.Provider. A corrupt stored event fails the
@@ -18,8 +19,7 @@ func (p *Provider) ReadHistory(ctx context.Context, req provider.ExecutionReques
 	}
 	instance := req.Instance
 	const op = "read history"
-	var current int64
-	err := p.stmts.queryRow(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+	current, err := queries.InstanceCurrentExecution(ctx, p.stmts, instance)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -53,8 +53,7 @@ func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest
 		return err
 	}
 	return p.writeTx(ctx, op, func(tx *txn) error {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM executions WHERE instance_id = ? AND execution_id = ?`, instance, executionID).Scan(&one)
+		_, err := queries.ExecutionExists(ctx, tx, dbsqlc.ExecutionExistsParams{InstanceID: instance, ExecutionID: executionID})
 		if errors.Is(err, sql.ErrNoRows) {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: execution %d", provider.ErrNotFound, executionID))
 		}
@@ -70,11 +69,8 @@ func (p *Provider) AppendHistory(ctx context.Context, req provider.AppendRequest
 func (p *Provider) GetCustomStatus(ctx context.Context, req provider.CustomStatusRequest) (provider.CustomStatus, bool, error) {
 	instance, knownVersion := req.Instance, req.KnownVersion
 	const op = "get custom status"
-	var version int64
-	var value sql.NullString
-	err := p.stmts.queryRow(ctx, `
-		SELECT custom_status_version, CASE WHEN custom_status_version = ? THEN NULL ELSE custom_status END
-		FROM instances WHERE instance_id = ?`, knownVersion, instance).Scan(&version, &value)
+	row, err := queries.CustomStatusIfChanged(ctx, p.stmts, dbsqlc.CustomStatusIfChangedParams{InstanceID: instance, KnownVersion: knownVersion})
+	version, value := row.CustomStatusVersion, row.CustomStatus
 	if errors.Is(err, sql.ErrNoRows) {
 		return provider.CustomStatus{}, false, provider.Permanent(op, instance, provider.ErrNotFound)
 	}

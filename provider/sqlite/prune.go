@@ -8,6 +8,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // PruneExecutions implements provider.Admin.
@@ -20,8 +21,7 @@ func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneReques
 	var res provider.PruneResult
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		res = provider.PruneResult{}
-		var current int64
-		err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&current)
+		current, err := queries.InstanceCurrentExecution(ctx, tx, instance)
 		if errors.Is(err, sql.ErrNoRows) {
 			return provider.Permanent(op, instance, provider.ErrNotFound)
 		}
@@ -33,14 +33,13 @@ func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneReques
 			return err
 		}
 		for _, id := range victims {
-			h, err := tx.ExecContext(ctx, `DELETE FROM history WHERE instance_id = ? AND execution_id = ?`, instance, id)
+			n, err := queries.PruneHistory(ctx, tx, dbsqlc.PruneHistoryParams{InstanceID: instance, ExecutionID: id})
 			if err != nil {
 				return fmt.Errorf("prune history of execution %d: %w", id, err)
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM executions WHERE instance_id = ? AND execution_id = ?`, instance, id); err != nil {
+			if err := queries.PruneExecution(ctx, tx, dbsqlc.PruneExecutionParams{InstanceID: instance, ExecutionID: id}); err != nil {
 				return fmt.Errorf("prune execution %d: %w", id, err)
 			}
-			n, _ := h.RowsAffected()
 			res.EventsDeleted += n
 			res.ExecutionsDeleted++
 		}
@@ -53,29 +52,20 @@ func (p *Provider) PruneExecutions(ctx context.Context, req provider.PruneReques
 // KeepLast (newest first, the current one counted) and completed before
 // CompletedBefore, for whichever of the two is set.
 func pruneCandidates(ctx context.Context, tx *txn, instance string, current int64, opts provider.PruneOptions) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `
-		SELECT execution_id, completed_at FROM executions WHERE instance_id = ? ORDER BY execution_id DESC`, instance)
+	rows, err := queries.PruneCandidates(ctx, tx, instance)
 	if err != nil {
 		return nil, fmt.Errorf("list executions: %w", err)
 	}
-	defer rows.Close()
 	var victims []int64
-	for rank := 0; rows.Next(); rank++ {
-		var id int64
-		var completed sql.NullInt64
-		if err := rows.Scan(&id, &completed); err != nil {
-			return nil, fmt.Errorf("list executions: %w", err)
+	for rank, row := range rows {
+		completed := row.CompletedAt
+		switch {
+		case row.ExecutionID == current:
+		case opts.KeepLast > 0 && rank < opts.KeepLast:
+		case !opts.CompletedBefore.IsZero() && (!completed.Valid || completed.Int64 >= opts.CompletedBefore.UnixMilli()):
+		default:
+			victims = append(victims, row.ExecutionID)
 		}
-		if id == current {
-			continue
-		}
-		if opts.KeepLast > 0 && rank < opts.KeepLast {
-			continue
-		}
-		if !opts.CompletedBefore.IsZero() && (!completed.Valid || completed.Int64 >= opts.CompletedBefore.UnixMilli()) {
-			continue
-		}
-		victims = append(victims, id)
 	}
-	return victims, rows.Err()
+	return victims, nil
 }

@@ -21,7 +21,8 @@ type statusSeq struct {
 // next returns the transaction's next status sequence number.
 func (s *statusSeq) next(ctx context.Context, tx *txn) (int64, error) {
 	if !s.loaded {
-		if err := tx.QueryRowContext(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&s.read); err != nil {
+		var err error
+		if s.read, err = queries.StatusSeqRead(ctx, tx); err != nil {
 			return 0, fmt.Errorf("read status sequence: %w", err)
 		}
 		s.last, s.loaded = s.read, true
@@ -35,7 +36,7 @@ func (s *statusSeq) store(ctx context.Context, tx *txn) error {
 	if !s.loaded || s.last == s.read {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE status_seq SET value = ? WHERE id = 1`, s.last); err != nil {
+	if err := queries.StatusSeqStore(ctx, tx, s.last); err != nil {
 		return fmt.Errorf("store status sequence: %w", err)
 	}
 	return nil

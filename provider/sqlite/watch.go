@@ -17,8 +17,8 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
-	var last int64
-	if err := p.stmts.queryRow(ctx, `SELECT value FROM status_seq WHERE id = 1`).Scan(&last); err != nil {
+	last, err := queries.StatusSeqRead(ctx, p.stmts)
+	if err != nil {
 		return nil, classify(op, "", fmt.Errorf("read status sequence: %w", err))
 	}
 	out := make(chan provider.StatusChange, 64)

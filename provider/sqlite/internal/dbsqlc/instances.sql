@@ -1,0 +1,47 @@
+-- name: InstanceList :many
+SELECT instance_id FROM instances ORDER BY created_at DESC, rowid DESC;
+
+-- name: InstanceListByStatus :many
+SELECT i.instance_id FROM instances i
+JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE e.status = @status ORDER BY i.created_at DESC, i.rowid DESC;
+
+-- name: InstanceChildren :many
+SELECT instance_id FROM instances WHERE parent_instance_id = CAST(@instance_id AS TEXT) ORDER BY created_at, rowid;
+
+-- name: InstanceExecutions :many
+SELECT execution_id FROM executions WHERE instance_id = @instance_id ORDER BY execution_id;
+
+-- name: InstanceInfo :one
+SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
+       i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
+       e.status, e.output, l.last_error
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
+WHERE i.instance_id = @instance_id;
+
+-- name: ExecutionInfo :one
+SELECT e.status, e.output, e.started_at, e.completed_at,
+       (SELECT COUNT(*) FROM history h WHERE h.instance_id = e.instance_id AND h.execution_id = e.execution_id) AS event_count
+FROM executions e WHERE e.instance_id = @instance_id AND e.execution_id = @execution_id;
+
+-- name: InstanceParent :one
+SELECT parent_instance_id FROM instances WHERE instance_id = @instance_id;
+
+-- Root and every instance below it, parents first. UNION (not UNION ALL)
+-- stops at a cycle should a corrupt store contain one.
+-- name: InstanceTree :many
+WITH RECURSIVE tree(id, depth) AS (
+    SELECT CAST(@root AS TEXT), 0
+    UNION
+    SELECT i.instance_id, t.depth + 1 FROM instances i JOIN tree t ON i.parent_instance_id = t.id
+    WHERE t.depth < 10000
+)
+SELECT CAST(id AS TEXT) AS id FROM tree GROUP BY id ORDER BY MIN(depth), id;
+
+-- name: InstanceCurrentExecution :one
+SELECT current_execution_id FROM instances WHERE instance_id = @instance_id;
+
+-- name: ExecutionExists :one
+SELECT 1 FROM executions WHERE instance_id = @instance_id AND execution_id = @execution_id;

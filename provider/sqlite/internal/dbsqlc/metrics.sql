@@ -1,0 +1,22 @@
+-- name: SystemMetrics :one
+SELECT
+    (SELECT COUNT(*) FROM instances) AS total_instances,
+    CAST(COALESCE(SUM(e.status = 'Running' OR e.status = 'ContinuedAsNew'), 0) AS INTEGER) AS running,
+    CAST(COALESCE(SUM(e.status = 'Completed'), 0) AS INTEGER) AS completed,
+    CAST(COALESCE(SUM(e.status = 'Failed'), 0) AS INTEGER) AS failed,
+    CAST(COALESCE(SUM(e.status = 'Terminated'), 0) AS INTEGER) AS terminated,
+    (SELECT COUNT(*) FROM executions) AS total_executions,
+    (SELECT COUNT(*) FROM history) AS total_events
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
+
+-- name: QueueDepths :one
+SELECT
+    (SELECT COUNT(*) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+     WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)) AS orchestrator,
+    (SELECT COUNT(*) FROM worker_queue WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)) AS worker,
+    CAST((SELECT COUNT(*) FROM orchestrator_queue WHERE visible_at > @now)
+      + (SELECT COUNT(*) FROM worker_queue WHERE visible_at > @now AND lock_token IS NULL) AS INTEGER) AS delayed,
+    CAST((SELECT COUNT(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
+     WHERE q.visible_at <= @now AND l.locked_until > @now)
+      + (SELECT COUNT(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > @now) AS INTEGER) AS locked;
