@@ -10,6 +10,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // TurnLeasing commits a locked turn and leases its chosen activities: the turn's
@@ -56,9 +57,7 @@ func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack pr
 
 // lockVisible locks the instance's turn when a message of it is visible.
 func lockVisible(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
-	var visible bool
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
-		instance, now).Scan(&visible)
+	visible, err := queries.InstanceHasVisible(ctx, tx, dbsqlc.InstanceHasVisibleParams{InstanceID: instance, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("check visible messages of %q: %w", instance, err)
 	}
@@ -115,27 +114,23 @@ var errNotNew = errors.New("instance is not new")
 // instance that does not exist, has no live lock and no message queued. An
 // expired lock row is released, as a fetch taking the instance over would.
 func claimNewInstance(ctx context.Context, tx *txn, instance string, now int64) error {
-	var taken bool
-	var lockedUntil sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM instances WHERE instance_id = ?)
-		OR EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ?),
-		(SELECT locked_until FROM instance_locks WHERE instance_id = ?)`, instance, instance, instance).Scan(&taken, &lockedUntil)
+	claim, err := queries.InstanceNewClaimCheck(ctx, tx, instance)
 	switch {
 	case err != nil:
 		return fmt.Errorf("check new instance %q: %w", instance, err)
-	case taken || lockedUntil.Int64 > now:
+	case claim.Taken || claim.LockedUntil > now:
 		return errNotNew
 	}
-	return releaseExpiredLock(ctx, tx, instance, lockedUntil)
+	return releaseExpiredLock(ctx, tx, instance, claim.HasLock)
 }
 
-// releaseExpiredLock deletes instance's lock row, found expired (a valid
-// lockedUntil), for a turn that commits without one.
-func releaseExpiredLock(ctx context.Context, tx *txn, instance string, lockedUntil sql.NullInt64) error {
-	if !lockedUntil.Valid {
+// releaseExpiredLock deletes instance's lock row, found expired (hasLock),
+// for a turn that commits without one.
+func releaseExpiredLock(ctx context.Context, tx *txn, instance string, hasLock bool) error {
+	if !hasLock {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE instance_id = ?`, instance); err != nil {
+	if err := queries.InstanceLockDelete(ctx, tx, instance); err != nil {
 		return fmt.Errorf("release the expired lock of %q: %w", instance, err)
 	}
 	return nil
@@ -146,13 +141,8 @@ func releaseExpiredLock(ctx context.Context, tx *txn, instance string, lockedUnt
 // activity and end its orchestration).
 func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, lockedUntil int64) (*provider.WorkItemLease, error) {
 	l := &provider.WorkItemLease{LockToken: newToken()}
-	var id int64
-	var data string
-	err := tx.QueryRowContext(ctx, `
-		UPDATE worker_queue SET lock_token = ?, locked_until = ?, attempt_count = attempt_count + 1
-		WHERE id = (SELECT id FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?
-		            AND lock_token IS NULL ORDER BY id DESC LIMIT 1)
-		RETURNING id, attempt_count, work_item`, l.LockToken, lockedUntil, w.Instance, w.ExecutionID, w.ID).Scan(&id, &l.AttemptCount, &data)
+	leased, err := queries.WorkItemLeaseInserted(ctx, tx, dbsqlc.WorkItemLeaseInsertedParams{LockToken: l.LockToken,
+		LockedUntil: lockedUntil, InstanceID: w.Instance, ExecutionID: w.ExecutionID, ActivityID: w.ID})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -162,7 +152,8 @@ func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, locke
 	if l.State, err = executionState(ctx, tx, w.Instance, w.ExecutionID); err != nil {
 		return nil, err
 	}
-	decodeLease(l, w.Instance, w.ExecutionID, w.ID, data, id)
+	l.AttemptCount = int(leased.AttemptCount)
+	decodeLease(l, w.Instance, w.ExecutionID, w.ID, leased.WorkItem, leased.ID)
 	return l, nil
 }
 
@@ -227,22 +218,20 @@ func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider
 // as queued (timers, or the quiet results delivered with the activity's).
 func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
 	if workToken != "" {
-		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, workToken, now)
+		n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: workToken, Now: now})
 		if err != nil {
 			return fmt.Errorf("delete work item: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return encode.LockNotHeld(op, instance, "activity lock token is unknown, expired, or its item was cancelled")
 		}
 	}
 	for _, stored := range queued {
-		res, err := tx.ExecContext(ctx, `
-			DELETE FROM orchestrator_queue WHERE id = (SELECT id FROM orchestrator_queue
-				WHERE instance_id = ? AND visible_at <= ? AND lock_token IS NULL AND work_item = ? LIMIT 1)`, instance, now, stored)
+		n, err := queries.OrchestratorMessageConsume(ctx, tx, dbsqlc.OrchestratorMessageConsumeParams{InstanceID: instance, Now: now, WorkItem: stored})
 		if err != nil {
 			return fmt.Errorf("delete consumed message: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return encode.Stale(op, instance, "a message the turn consumes was taken, or is not due")
 		}
 	}
@@ -256,26 +245,17 @@ func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken strin
 // over. An execution can end without an event (failed for a message no one
 // can decode): its history's last event alone does not tell.
 func claimUnchanged(ctx context.Context, tx *txn, op, instance string, want histcache.Commit, now int64) error {
-	var same bool
-	var lockedUntil sql.NullInt64
-	err := tx.QueryRowContext(ctx, `
-		SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
-		   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
-		   AND COALESCE((SELECT e.status FROM executions e
-		                 WHERE e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id), 'Running') = 'Running'
-		   AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?), 0),
-		   (SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id)
-		FROM instances i WHERE i.instance_id = ?`, want.Incarnation, want.Execution, want.Execution, want.LastEvent, now, instance).
-		Scan(&same, &lockedUntil)
+	claim, err := queries.InstanceCachedClaimCheck(ctx, tx, dbsqlc.InstanceCachedClaimCheckParams{Incarnation: want.Incarnation,
+		ExecutionID: want.Execution, LastEvent: want.LastEvent, Now: now, InstanceID: instance})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return encode.Stale(op, instance, "the instance no longer exists")
 	case err != nil:
 		return fmt.Errorf("check instance %q: %w", instance, err)
-	case lockedUntil.Int64 > now:
+	case claim.LockedUntil > now:
 		return encode.Stale(op, instance, "the instance is locked")
-	case !same:
+	case !claim.Same:
 		return encode.Stale(op, instance, "the instance changed, ended or has messages waiting")
 	}
-	return releaseExpiredLock(ctx, tx, instance, lockedUntil)
+	return releaseExpiredLock(ctx, tx, instance, claim.HasLock)
 }

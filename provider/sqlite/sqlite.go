@@ -230,8 +230,8 @@ func (p *Provider) checkOpen(op string) error {
 }
 
 // classify wraps err as a provider error unless it already is one (nil stays
-// nil). SQLite busy
-// and locked conditions, and cancelled contexts, are retryable.
+// nil). SQLite busy and locked conditions, and cancelled contexts, are
+// retryable.
 func classify(op, instance string, err error) error {
 	if err == nil {
 		return nil

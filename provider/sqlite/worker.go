@@ -10,6 +10,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // FetchWorkItem implements provider.Provider.
@@ -36,13 +37,7 @@ func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		lease = nil
 		now := nowMs()
-		var id int64
-		var data string
-		var ref provider.ActivityRef
-		err := tx.QueryRowContext(ctx, `
-			SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
-			WHERE visible_at <= ? AND (lock_token IS NULL OR locked_until <= ?)
-			ORDER BY id LIMIT 1`, now, now).Scan(&id, &ref.Instance, &ref.ExecutionID, &ref.ActivityID, &data)
+		next, err := queries.WorkItemNext(ctx, tx, now)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -50,13 +45,14 @@ func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time
 			return fmt.Errorf("find work item: %w", err)
 		}
 		l := &provider.WorkItemLease{LockToken: newToken()}
-		if err := tx.QueryRowContext(ctx, `
-			UPDATE worker_queue SET lock_token = ?, locked_until = ?, attempt_count = attempt_count + 1
-			WHERE id = ? RETURNING attempt_count`, l.LockToken, now+lockTimeout.Milliseconds(), id).Scan(&l.AttemptCount); err != nil {
-			return fmt.Errorf("lock work item %d: %w", id, err)
+		attempts, err := queries.WorkItemLock(ctx, tx, dbsqlc.WorkItemLockParams{LockToken: l.LockToken,
+			LockedUntil: now + lockTimeout.Milliseconds(), ID: next.ID})
+		if err != nil {
+			return fmt.Errorf("lock work item %d: %w", next.ID, err)
 		}
-		decodeLease(l, ref.Instance, ref.ExecutionID, ref.ActivityID, data, id)
-		if l.State, err = executionState(ctx, tx, ref.Instance, ref.ExecutionID); err != nil {
+		l.AttemptCount = int(attempts)
+		decodeLease(l, next.InstanceID, next.ExecutionID, next.ActivityID, next.WorkItem, next.ID)
+		if l.State, err = executionState(ctx, tx, next.InstanceID, next.ExecutionID); err != nil {
 			return err
 		}
 		lease = l
@@ -75,26 +71,17 @@ func decodeLease(l *provider.WorkItemLease, instance string, executionID, activi
 	}
 }
 
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // executionState tells a worker whether anyone still waits for an activity of
 // the given execution.
-func executionState(ctx context.Context, q rowQuerier, instance string, executionID int64) (provider.ExecutionState, error) {
-	var current int64
-	var status sql.NullString
-	err := q.QueryRowContext(ctx, `
-		SELECT i.current_execution_id, e.status FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ?`, instance).Scan(&current, &status)
+func executionState(ctx context.Context, db dbsqlc.DBTX, instance string, executionID int64) (provider.ExecutionState, error) {
+	row, err := queries.InstanceExecutionState(ctx, db, instance)
 	if errors.Is(err, sql.ErrNoRows) {
 		return provider.StateMissing, nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("read state of %q: %w", instance, err)
 	}
-	return provider.StateOf(true, executionID, current, provider.ExecutionStatus(status.String)), nil
+	return provider.StateOf(true, executionID, row.CurrentExecutionID, provider.ExecutionStatus(row.Status.String)), nil
 }
 
 // Activity commits an activity's result.
@@ -120,15 +107,12 @@ func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completio
 	}
 	quiet := false
 	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
-		err := tx.QueryRowContext(ctx, `
-			SELECT COALESCE(i.incarnation = ? AND i.current_execution_id = ?
-			   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = ?) = ?
-			   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id AND l.locked_until > ?), 0)
-			FROM instances i WHERE i.instance_id = ?`,
-			incarnation, completion.ExecutionID, completion.ExecutionID, lastEvent, now, completion.Instance).Scan(&quiet)
+		found, err := queries.WorkItemQuietCheck(ctx, tx, dbsqlc.WorkItemQuietCheckParams{Incarnation: incarnation,
+			ExecutionID: completion.ExecutionID, LastEvent: lastEvent, Now: now, InstanceID: completion.Instance})
 		if errors.Is(err, sql.ErrNoRows) {
-			quiet, err = false, nil // the instance is gone: nothing to be quiet for
+			return nil // the instance is gone: nothing to be quiet for
 		}
+		quiet = found != 0
 		return err
 	})
 	if err == nil && !quiet {
@@ -153,11 +137,11 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 	}
 	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		res, err := tx.ExecContext(ctx, `DELETE FROM worker_queue WHERE lock_token = ? AND locked_until > ?`, lockToken, now)
+		n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: lockToken, Now: now})
 		if err != nil {
 			return fmt.Errorf("delete work item: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		if completion == nil {
@@ -182,14 +166,12 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequ
 	}
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		res, err := tx.ExecContext(ctx, `
-			UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = ?,
-				attempt_count = CASE WHEN ? THEN MAX(attempt_count - 1, 0) ELSE attempt_count END
-			WHERE lock_token = ? AND locked_until > ?`, now+delay.Milliseconds(), ignoreAttempt, lockToken, now)
+		n, err := queries.WorkItemAbandon(ctx, tx, dbsqlc.WorkItemAbandonParams{VisibleAt: now + delay.Milliseconds(),
+			IgnoreAttempt: ignoreAttempt, LockToken: lockToken, Now: now})
 		if err != nil {
 			return fmt.Errorf("abandon work item: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		return nil
@@ -210,18 +192,15 @@ func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequ
 	var state provider.ExecutionState
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		var instance string
-		var executionID int64
-		err := tx.QueryRowContext(ctx, `
-			UPDATE worker_queue SET locked_until = ? WHERE lock_token = ? AND locked_until > ?
-			RETURNING instance_id, execution_id`, now+extendFor.Milliseconds(), lockToken, now).Scan(&instance, &executionID)
+		renewed, err := queries.WorkItemRenew(ctx, tx, dbsqlc.WorkItemRenewParams{LockedUntil: now + extendFor.Milliseconds(),
+			LockToken: lockToken, Now: now})
 		if errors.Is(err, sql.ErrNoRows) {
 			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
 		}
 		if err != nil {
 			return fmt.Errorf("renew work item lock: %w", err)
 		}
-		state, err = executionState(ctx, tx, instance, executionID)
+		state, err = executionState(ctx, tx, renewed.InstanceID, renewed.ExecutionID)
 		return err
 	})
 	return state, err

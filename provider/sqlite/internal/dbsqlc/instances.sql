@@ -45,3 +45,8 @@ SELECT current_execution_id FROM instances WHERE instance_id = @instance_id;
 
 -- name: ExecutionExists :one
 SELECT 1 FROM executions WHERE instance_id = @instance_id AND execution_id = @execution_id;
+
+-- name: InstanceExecutionState :one
+SELECT i.current_execution_id, e.status FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id;

@@ -96,6 +96,24 @@ func (q *Queries) InstanceCurrentExecution(ctx context.Context, db DBTX, instanc
 	return current_execution_id, err
 }
 
+const instanceExecutionState = `-- name: InstanceExecutionState :one
+SELECT i.current_execution_id, e.status FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = ?1
+`
+
+type InstanceExecutionStateRow struct {
+	CurrentExecutionID int64
+	Status             sql.NullString
+}
+
+func (q *Queries) InstanceExecutionState(ctx context.Context, db DBTX, instanceID string) (InstanceExecutionStateRow, error) {
+	row := db.QueryRowContext(ctx, instanceExecutionState, instanceID)
+	var i InstanceExecutionStateRow
+	err := row.Scan(&i.CurrentExecutionID, &i.Status)
+	return i, err
+}
+
 const instanceExecutions = `-- name: InstanceExecutions :many
 SELECT execution_id FROM executions WHERE instance_id = ?1 ORDER BY execution_id
 `

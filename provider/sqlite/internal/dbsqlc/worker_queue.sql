@@ -1,0 +1,39 @@
+-- name: WorkItemNext :one
+SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
+WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)
+ORDER BY id LIMIT 1;
+
+-- name: WorkItemLock :one
+UPDATE worker_queue SET lock_token = CAST(@lock_token AS TEXT), locked_until = CAST(@locked_until AS INTEGER), attempt_count = attempt_count + 1
+WHERE id = @id RETURNING attempt_count;
+
+-- Deletes a leased item whose lease is live; no row means the lease is not held.
+-- name: WorkItemDelete :execrows
+DELETE FROM worker_queue WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INTEGER);
+
+-- name: WorkItemAbandon :execrows
+UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = @visible_at,
+    attempt_count = CASE WHEN CAST(@ignore_attempt AS BOOLEAN) THEN MAX(attempt_count - 1, 0) ELSE attempt_count END
+WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INTEGER);
+
+-- name: WorkItemRenew :one
+UPDATE worker_queue SET locked_until = CAST(@locked_until AS INTEGER)
+WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INTEGER)
+RETURNING instance_id, execution_id;
+
+-- Whether an activity's result is quiet: the instance is the incarnation and
+-- execution the caller judged from, its history still ends at last_event,
+-- and no live lock holds it.
+-- name: WorkItemQuietCheck :one
+SELECT CAST(COALESCE(i.incarnation = @incarnation AND i.current_execution_id = @execution_id
+   AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = @execution_id) = @last_event
+   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id AND l.locked_until > @now), 0) AS INTEGER) AS quiet
+FROM instances i WHERE i.instance_id = @instance_id;
+
+-- Leases the item a turn's ack just inserted for the activity.
+-- name: WorkItemLeaseInserted :one
+UPDATE worker_queue SET lock_token = CAST(@lock_token AS TEXT), locked_until = CAST(@locked_until AS INTEGER),
+    attempt_count = attempt_count + 1
+WHERE id = (SELECT w.id FROM worker_queue w WHERE w.instance_id = @instance_id AND w.execution_id = @execution_id
+            AND w.activity_id = @activity_id AND w.lock_token IS NULL ORDER BY w.id DESC LIMIT 1)
+RETURNING id, attempt_count, work_item;
