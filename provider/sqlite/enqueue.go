@@ -9,6 +9,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // EnqueueForOrchestrator implements provider.Admin.
@@ -51,11 +52,7 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 
 // checkReceiver fails unless instance runs or is being started.
 func checkReceiver(ctx context.Context, tx *txn, op, instance string) error {
-	var status sql.NullString
-	err := tx.QueryRowContext(ctx, `
-		SELECT e.status FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ?`, instance).Scan(&status)
+	status, err := queries.InstanceCurrentStatus(ctx, tx, instance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		queued, err := startQueued(ctx, tx, instance)
@@ -81,23 +78,15 @@ func finished(status provider.ExecutionStatus) bool {
 	return status.Terminal() && status != provider.StatusContinuedAsNew
 }
 
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func startQueued(ctx context.Context, q queryer, instance string) (bool, error) {
-	var queued bool
-	err := q.QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM orchestrator_queue
-		               WHERE instance_id = ? AND json_extract(work_item, '$.kind') = ?)`,
-		instance, string(provider.WorkStartOrchestration)).Scan(&queued)
-	return queued, err
+// startQueued reports whether a StartOrchestration for instance is queued.
+func startQueued(ctx context.Context, db dbsqlc.DBTX, instance string) (bool, error) {
+	return queries.StartQueued(ctx, db, instance)
 }
 
 // StartQueued implements provider.Admin.
 func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest) (bool, error) {
 	instance := req.Instance
-	queued, err := startQueued(ctx, p.db, instance)
+	queued, err := startQueued(ctx, p.stmts, instance)
 	if err != nil {
 		return false, classify("start queued", instance, err)
 	}
@@ -129,9 +118,8 @@ func encodeEnqueue(op string, item provider.WorkItem, delay time.Duration, worke
 }
 
 func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at) VALUES (?, ?, ?, ?)`,
-		item.Instance, data, visibleAt, nowMs())
+	err := queries.OrchestratorInsert(ctx, tx, dbsqlc.OrchestratorInsertParams{InstanceID: item.Instance, WorkItem: data,
+		VisibleAt: visibleAt, CreatedAt: nowMs()})
 	if err != nil {
 		return fmt.Errorf("enqueue %s for %q: %w", item.Kind, item.Instance, err)
 	}
@@ -139,10 +127,8 @@ func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem
 }
 
 func insertWorkerItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`,
-		item.Instance, item.ExecutionID, item.ID, data, visibleAt, nowMs())
+	err := queries.WorkItemInsert(ctx, tx, dbsqlc.WorkItemInsertParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
+		ActivityID: item.ID, WorkItem: data, VisibleAt: visibleAt, CreatedAt: nowMs()})
 	if err != nil {
 		return fmt.Errorf("enqueue activity %q for %q: %w", item.Name, item.Instance, err)
 	}

@@ -50,3 +50,8 @@ SELECT 1 FROM executions WHERE instance_id = @instance_id AND execution_id = @ex
 SELECT i.current_execution_id, e.status FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.instance_id = @instance_id;
+
+-- name: InstanceCurrentStatus :one
+SELECT e.status FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id;

@@ -96,6 +96,19 @@ func (q *Queries) InstanceCurrentExecution(ctx context.Context, db DBTX, instanc
 	return current_execution_id, err
 }
 
+const instanceCurrentStatus = `-- name: InstanceCurrentStatus :one
+SELECT e.status FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = ?1
+`
+
+func (q *Queries) InstanceCurrentStatus(ctx context.Context, db DBTX, instanceID string) (sql.NullString, error) {
+	row := db.QueryRowContext(ctx, instanceCurrentStatus, instanceID)
+	var status sql.NullString
+	err := row.Scan(&status)
+	return status, err
+}
+
 const instanceExecutionState = `-- name: InstanceExecutionState :one
 SELECT i.current_execution_id, e.status FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id

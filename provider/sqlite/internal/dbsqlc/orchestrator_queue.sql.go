@@ -25,6 +25,28 @@ func (q *Queries) InstanceHasVisible(ctx context.Context, db DBTX, arg InstanceH
 	return visible, err
 }
 
+const orchestratorInsert = `-- name: OrchestratorInsert :exec
+INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
+VALUES (?1, ?2, ?3, ?4)
+`
+
+type OrchestratorInsertParams struct {
+	InstanceID string
+	WorkItem   string
+	VisibleAt  int64
+	CreatedAt  int64
+}
+
+func (q *Queries) OrchestratorInsert(ctx context.Context, db DBTX, arg OrchestratorInsertParams) error {
+	_, err := db.ExecContext(ctx, orchestratorInsert,
+		arg.InstanceID,
+		arg.WorkItem,
+		arg.VisibleAt,
+		arg.CreatedAt,
+	)
+	return err
+}
+
 const orchestratorMessageConsume = `-- name: OrchestratorMessageConsume :execrows
 DELETE FROM orchestrator_queue WHERE id = (SELECT q.id FROM orchestrator_queue q
     WHERE q.instance_id = ?1 AND q.visible_at <= ?2 AND q.lock_token IS NULL AND q.work_item = ?3 LIMIT 1)
@@ -44,4 +66,30 @@ func (q *Queries) OrchestratorMessageConsume(ctx context.Context, db DBTX, arg O
 		return 0, err
 	}
 	return result.RowsAffected()
+}
+
+const orchestratorReady = `-- name: OrchestratorReady :one
+SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
+    LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+    WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)) AS BOOLEAN) AS ready
+`
+
+// Whether some instance has a visible message and no live lock.
+func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, now int64) (bool, error) {
+	row := db.QueryRowContext(ctx, orchestratorReady, now)
+	var ready bool
+	err := row.Scan(&ready)
+	return ready, err
+}
+
+const startQueued = `-- name: StartQueued :one
+SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue
+    WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'StartOrchestration') AS BOOLEAN) AS queued
+`
+
+func (q *Queries) StartQueued(ctx context.Context, db DBTX, instanceID string) (bool, error) {
+	row := db.QueryRowContext(ctx, startQueued, instanceID)
+	var queued bool
+	err := row.Scan(&queued)
+	return queued, err
 }

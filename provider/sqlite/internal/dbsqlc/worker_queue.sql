@@ -37,3 +37,12 @@ UPDATE worker_queue SET lock_token = CAST(@lock_token AS TEXT), locked_until = C
 WHERE id = (SELECT w.id FROM worker_queue w WHERE w.instance_id = @instance_id AND w.execution_id = @execution_id
             AND w.activity_id = @activity_id AND w.lock_token IS NULL ORDER BY w.id DESC LIMIT 1)
 RETURNING id, attempt_count, work_item;
+
+-- name: WorkItemInsert :exec
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
+VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @created_at);
+
+-- Whether an activity is visible and not leased.
+-- name: WorkItemReady :one
+SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
+    WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)) AS BOOLEAN) AS ready;

@@ -53,6 +53,32 @@ func (q *Queries) WorkItemDelete(ctx context.Context, db DBTX, arg WorkItemDelet
 	return result.RowsAffected()
 }
 
+const workItemInsert = `-- name: WorkItemInsert :exec
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+`
+
+type WorkItemInsertParams struct {
+	InstanceID  string
+	ExecutionID int64
+	ActivityID  int64
+	WorkItem    string
+	VisibleAt   int64
+	CreatedAt   int64
+}
+
+func (q *Queries) WorkItemInsert(ctx context.Context, db DBTX, arg WorkItemInsertParams) error {
+	_, err := db.ExecContext(ctx, workItemInsert,
+		arg.InstanceID,
+		arg.ExecutionID,
+		arg.ActivityID,
+		arg.WorkItem,
+		arg.VisibleAt,
+		arg.CreatedAt,
+	)
+	return err
+}
+
 const workItemLeaseInserted = `-- name: WorkItemLeaseInserted :one
 UPDATE worker_queue SET lock_token = CAST(?1 AS TEXT), locked_until = CAST(?2 AS INTEGER),
     attempt_count = attempt_count + 1
@@ -163,6 +189,19 @@ func (q *Queries) WorkItemQuietCheck(ctx context.Context, db DBTX, arg WorkItemQ
 	var quiet int64
 	err := row.Scan(&quiet)
 	return quiet, err
+}
+
+const workItemReady = `-- name: WorkItemReady :one
+SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
+    WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)) AS BOOLEAN) AS ready
+`
+
+// Whether an activity is visible and not leased.
+func (q *Queries) WorkItemReady(ctx context.Context, db DBTX, now int64) (bool, error) {
+	row := db.QueryRowContext(ctx, workItemReady, now)
+	var ready bool
+	err := row.Scan(&ready)
+	return ready, err
 }
 
 const workItemRenew = `-- name: WorkItemRenew :one
