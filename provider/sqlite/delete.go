@@ -10,6 +10,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // DeleteInstances implements provider.Admin.
@@ -78,45 +79,28 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.Dele
 }
 
 func bulkDeleteCandidates(ctx context.Context, tx *txn, f provider.DeleteFilter) ([]string, error) {
-	query := `
-		SELECT i.instance_id FROM instances i
-		JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')`
-	var args []any
+	arg := dbsqlc.DeleteBulkCandidatesParams{}
 	if len(f.Instances) > 0 {
 		ids, err := json.Marshal(f.Instances)
 		if err != nil {
 			return nil, fmt.Errorf("encode instance filter: %w", err)
 		}
-		query += ` AND i.instance_id IN (SELECT value FROM json_each(?))`
-		args = append(args, string(ids))
+		arg.Instances = string(ids)
 	}
 	if !f.CompletedBefore.IsZero() {
-		query += ` AND e.completed_at < ?`
-		args = append(args, f.CompletedBefore.UnixMilli())
+		arg.CompletedBefore = f.CompletedBefore.UnixMilli()
 	}
-	query += ` ORDER BY e.completed_at, i.instance_id`
-	rows, err := tx.QueryContext(ctx, query, args...)
+	roots, err := queries.DeleteBulkCandidates(ctx, tx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("select instances to delete: %w", err)
 	}
-	defer rows.Close()
-	var roots []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("select instances to delete: %w", err)
-		}
-		roots = append(roots, id)
-	}
-	return roots, rows.Err()
+	return roots, nil
 }
 
 // deletableTree returns the instance and its descendants after checking that
 // the delete is allowed.
 func deletableTree(ctx context.Context, tx *txn, op, instance string, force bool) ([]string, error) {
-	var parent sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT parent_instance_id FROM instances WHERE instance_id = ?`, instance).Scan(&parent)
+	parent, err := queries.InstanceParent(ctx, tx, instance)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, provider.Permanent(op, instance, provider.ErrNotFound)
 	}
@@ -159,25 +143,11 @@ func runningIn(ctx context.Context, tx *txn, ids []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode instance list: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT i.instance_id FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id IN (SELECT value FROM json_each(?))
-		  AND COALESCE(e.status, 'Running') NOT IN ('Completed', 'Failed', 'Terminated')
-		ORDER BY i.instance_id`, string(list))
+	running, err := queries.DeleteRunningIn(ctx, tx, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("check running instances: %w", err)
 	}
-	defer rows.Close()
-	var running []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("check running instances: %w", err)
-		}
-		running = append(running, id)
-	}
-	return running, rows.Err()
+	return running, nil
 }
 
 // deleteRows removes every row of the given instances. Removing the lock row
@@ -188,26 +158,25 @@ func deleteRows(ctx context.Context, tx *txn, ids []string) (provider.DeleteResu
 		return provider.DeleteResult{}, fmt.Errorf("encode instance list: %w", err)
 	}
 	var res provider.DeleteResult
+	var locks int64
 	steps := []struct {
 		table string
+		run   func(context.Context, dbsqlc.DBTX, string) (int64, error)
 		count *int64
 	}{
-		{"history", &res.EventsDeleted},
-		{"executions", &res.ExecutionsDeleted},
-		{"orchestrator_queue", &res.MessagesDeleted},
-		{"worker_queue", &res.MessagesDeleted},
-		{"instance_locks", nil},
-		{"instances", &res.InstancesDeleted},
+		{"history", queries.DeleteHistoryOf, &res.EventsDeleted},
+		{"executions", queries.DeleteExecutionsOf, &res.ExecutionsDeleted},
+		{"orchestrator_queue", queries.DeleteOrchestratorQueueOf, &res.MessagesDeleted},
+		{"worker_queue", queries.DeleteWorkerQueueOf, &res.MessagesDeleted},
+		{"instance_locks", queries.DeleteInstanceLocksOf, &locks},
+		{"instances", queries.DeleteInstancesOf, &res.InstancesDeleted},
 	}
 	for _, s := range steps {
-		r, err := tx.ExecContext(ctx, `DELETE FROM `+s.table+` WHERE instance_id IN (SELECT value FROM json_each(?))`, string(list))
+		n, err := s.run(ctx, tx, string(list))
 		if err != nil {
 			return res, fmt.Errorf("delete from %s: %w", s.table, err)
 		}
-		if s.count != nil {
-			n, _ := r.RowsAffected()
-			*s.count += n
-		}
+		*s.count += n
 	}
 	return res, nil
 }

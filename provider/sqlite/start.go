@@ -108,39 +108,25 @@ func admitStart(ctx context.Context, tx *txn, op string, start provider.WorkItem
 
 // readIDHolder reads the instance with the ID, or else its queued start.
 func readIDHolder(ctx context.Context, tx *txn, instance string) (idHolder, error) {
-	h := idHolder{exists: true}
-	var parent, owner sql.NullString
-	err := tx.QueryRowContext(ctx, `
-		SELECT COALESCE(e.status, 'Running'), i.parent_instance_id,
-		       (SELECT json_extract(h.event_data, '$.owner') FROM history h
-		        WHERE h.instance_id = i.instance_id AND h.execution_id = i.current_execution_id
-		          AND h.event_type = ? ORDER BY h.event_id LIMIT 1)
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ?`, string(provider.EventOrchestrationStarted), instance).Scan(&h.status, &parent, &owner)
+	row, err := queries.InstanceIDHolder(ctx, tx, instance)
 	if errors.Is(err, sql.ErrNoRows) {
 		return readQueuedStart(ctx, tx, instance)
 	}
 	if err != nil {
 		return idHolder{}, fmt.Errorf("read instance %q: %w", instance, err)
 	}
-	h.parent, h.owner = parent.String, owner.String
-	return h, nil
+	return idHolder{exists: true, status: provider.ExecutionStatus(row.Status), parent: row.ParentInstanceID.String, owner: row.Owner}, nil
 }
 
 func readQueuedStart(ctx context.Context, tx *txn, instance string) (idHolder, error) {
-	var owner sql.NullString
-	err := tx.QueryRowContext(ctx, `
-		SELECT json_extract(work_item, '$.owner') FROM orchestrator_queue
-		WHERE instance_id = ? AND json_extract(work_item, '$.kind') = ? ORDER BY id LIMIT 1`,
-		instance, string(provider.WorkStartOrchestration)).Scan(&owner)
+	owner, err := queries.QueuedStartOwner(ctx, tx, instance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return idHolder{}, nil
 	case err != nil:
 		return idHolder{}, fmt.Errorf("read the queued start of %q: %w", instance, err)
 	}
-	return idHolder{queued: true, owner: owner.String}, nil
+	return idHolder{queued: true, owner: owner}, nil
 }
 
 // replaceHolder deletes what holds the ID when reuse allows it, and returns

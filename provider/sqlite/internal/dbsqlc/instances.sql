@@ -55,3 +55,14 @@ WHERE i.instance_id = @instance_id;
 SELECT e.status FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.instance_id = @instance_id;
+
+-- The instance with the ID: its status, parent and the owner its current
+-- execution's start recorded.
+-- name: InstanceIDHolder :one
+SELECT CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, i.parent_instance_id,
+       CAST(COALESCE((SELECT json_extract(h.event_data, '$.owner') FROM history h
+        WHERE h.instance_id = i.instance_id AND h.execution_id = i.current_execution_id
+          AND h.event_type = 'OrchestrationStarted' ORDER BY h.event_id LIMIT 1), '') AS TEXT) AS owner
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id;

@@ -154,6 +154,31 @@ func (q *Queries) InstanceExecutions(ctx context.Context, db DBTX, instanceID st
 	return items, nil
 }
 
+const instanceIDHolder = `-- name: InstanceIDHolder :one
+SELECT CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, i.parent_instance_id,
+       CAST(COALESCE((SELECT json_extract(h.event_data, '$.owner') FROM history h
+        WHERE h.instance_id = i.instance_id AND h.execution_id = i.current_execution_id
+          AND h.event_type = 'OrchestrationStarted' ORDER BY h.event_id LIMIT 1), '') AS TEXT) AS owner
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = ?1
+`
+
+type InstanceIDHolderRow struct {
+	Status           string
+	ParentInstanceID sql.NullString
+	Owner            string
+}
+
+// The instance with the ID: its status, parent and the owner its current
+// execution's start recorded.
+func (q *Queries) InstanceIDHolder(ctx context.Context, db DBTX, instanceID string) (InstanceIDHolderRow, error) {
+	row := db.QueryRowContext(ctx, instanceIDHolder, instanceID)
+	var i InstanceIDHolderRow
+	err := row.Scan(&i.Status, &i.ParentInstanceID, &i.Owner)
+	return i, err
+}
+
 const instanceInfo = `-- name: InstanceInfo :one
 SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id, i.parent_instance_id,
        i.custom_status, i.custom_status_version, i.created_at, i.updated_at,

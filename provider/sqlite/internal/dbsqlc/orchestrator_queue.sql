@@ -20,3 +20,8 @@ VALUES (@instance_id, @work_item, @visible_at, @created_at);
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
     WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)) AS BOOLEAN) AS ready;
+
+-- The owner the instance's queued start records.
+-- name: QueuedStartOwner :one
+SELECT CAST(COALESCE(json_extract(work_item, '$.owner'), '') AS TEXT) AS owner FROM orchestrator_queue
+WHERE instance_id = @instance_id AND json_extract(work_item, '$.kind') = 'StartOrchestration' ORDER BY id LIMIT 1;

@@ -82,6 +82,19 @@ func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, now int64) (bo
 	return ready, err
 }
 
+const queuedStartOwner = `-- name: QueuedStartOwner :one
+SELECT CAST(COALESCE(json_extract(work_item, '$.owner'), '') AS TEXT) AS owner FROM orchestrator_queue
+WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'StartOrchestration' ORDER BY id LIMIT 1
+`
+
+// The owner the instance's queued start records.
+func (q *Queries) QueuedStartOwner(ctx context.Context, db DBTX, instanceID string) (string, error) {
+	row := db.QueryRowContext(ctx, queuedStartOwner, instanceID)
+	var owner string
+	err := row.Scan(&owner)
+	return owner, err
+}
+
 const startQueued = `-- name: StartQueued :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue
     WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'StartOrchestration') AS BOOLEAN) AS queued
