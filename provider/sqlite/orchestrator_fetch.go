@@ -12,6 +12,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // Fetch implements provider.Provider.
@@ -67,12 +68,11 @@ func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout,
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
 // visible; zero when there is none or the store cannot say.
 func (p *Provider) nextDue(ctx context.Context) time.Time {
-	var due sql.NullInt64
-	err := p.stmts.queryRow(ctx, `SELECT MIN(visible_at) FROM orchestrator_queue WHERE visible_at > ?`, nowMs()).Scan(&due)
-	if err != nil || !due.Valid {
+	due, err := queries.OrchestratorNextDue(ctx, p.stmts, nowMs())
+	if err != nil || due == 0 {
 		return time.Time{}
 	}
-	return time.UnixMilli(due.Int64)
+	return time.UnixMilli(due)
 }
 
 // lockReadyInstances locks up to max ready instances' turns. The instances
@@ -142,7 +142,9 @@ const readyInstancesQuery = `
 		LIMIT ?`
 
 // readyInstances lists instances with visible messages and no live lock, in
-// the order their first message became visible. It stops at max instances
+// the order their first message became visible. It stays hand-written: it
+// stops reading rows once it has max instances, where a generated query
+// reads them all. It stops at max instances
 // (or after a bounded number of messages of the same few instances), rather
 // than grouping the whole backlog. It leaves out the instances in exclude (a
 // JSON array): cached timer turns in flight, and timers about to fall due.
@@ -170,9 +172,8 @@ func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude st
 // lockIfVisible locks the instance's turn when it has a visible message and
 // no live lock; nil otherwise.
 func lockIfVisible(ctx context.Context, tx *txn, instance string, now, lockedUntil int64) (*provider.OrchestrationItem, error) {
-	var visible bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
-		instance, now).Scan(&visible); err != nil || !visible {
+	visible, err := queries.InstanceHasVisible(ctx, tx, dbsqlc.InstanceHasVisibleParams{InstanceID: instance, Now: now})
+	if err != nil || !visible {
 		return nil, err
 	}
 	return lockInstance(ctx, tx, instance, now, lockedUntil)
@@ -186,9 +187,7 @@ func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUnti
 	if took, err := takeInstanceLock(ctx, tx, instance, token, now, lockedUntil); err != nil || !took {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `
-		UPDATE orchestrator_queue SET lock_token = ?, attempt_count = attempt_count + 1
-		WHERE instance_id = ? AND visible_at <= ?`, token, instance, now); err != nil {
+	if err := queries.OrchestratorTagVisible(ctx, tx, dbsqlc.OrchestratorTagVisibleParams{LockToken: token, InstanceID: instance, Now: now}); err != nil {
 		return nil, fmt.Errorf("tag messages of %q: %w", instance, err)
 	}
 	item := &provider.OrchestrationItem{Instance: instance, LockToken: token, ExecutionID: 1}
@@ -204,59 +203,36 @@ func lockInstance(ctx context.Context, tx *txn, instance string, now, lockedUnti
 // takeInstanceLock writes the instance's lock row under token unless a live
 // lock holds it, and reports whether it did.
 func takeInstanceLock(ctx context.Context, tx *txn, instance, token string, now, lockedUntil int64) (bool, error) {
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT (instance_id) DO UPDATE
-		SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
-		WHERE instance_locks.locked_until <= excluded.locked_at`, instance, token, lockedUntil, now)
+	n, err := queries.InstanceLockTake(ctx, tx, dbsqlc.InstanceLockTakeParams{InstanceID: instance, LockToken: token,
+		LockedUntil: lockedUntil, LockedAt: now})
 	if err != nil {
 		return false, fmt.Errorf("lock instance %q: %w", instance, err)
 	}
-	n, _ := res.RowsAffected()
 	return n > 0, nil
 }
 
 func loadMessages(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
-	rows, err := tx.QueryContext(ctx, `
-		SELECT id, work_item, attempt_count FROM orchestrator_queue
-		WHERE lock_token = ? ORDER BY id`, item.LockToken)
+	rows, err := queries.OrchestratorTagged(ctx, tx, item.LockToken)
 	if err != nil {
 		return fmt.Errorf("read messages of %q: %w", item.Instance, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var data string
-		var attempts int
-		if err := rows.Scan(&id, &data, &attempts); err != nil {
-			return fmt.Errorf("read messages of %q: %w", item.Instance, err)
-		}
-		item.AttemptCount = max(item.AttemptCount, attempts)
-		w, err := provider.DecodeWorkItem(data)
+	for _, row := range rows {
+		item.AttemptCount = max(item.AttemptCount, int(row.AttemptCount))
+		w, err := provider.DecodeWorkItem(row.WorkItem)
 		if err != nil {
 			item.DecodeError = errors.Join(item.DecodeError, &provider.CorruptDataError{
-				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", id), Err: err})
+				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", row.ID), Err: err})
 			continue
 		}
 		item.Messages = append(item.Messages, w)
 	}
-	return rows.Err()
+	return nil
 }
 
 // loadInstance fills in the instance's stored metadata or, for an instance whose
 // first turn has not been acked, what its StartOrchestration message says.
 func loadInstance(ctx context.Context, tx *txn, item *provider.OrchestrationItem) error {
-	var parent, custom sql.NullString
-	var status sql.NullString
-	err := tx.QueryRowContext(ctx, `
-		SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id,
-		       i.parent_instance_id, i.custom_status, i.custom_status_version, e.status
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.instance_id = ?`, item.Instance).Scan(
-		&item.OrchestrationName, &item.Version, &item.ExecutionID,
-		&parent, &custom, &item.CustomStatusVersion, &status)
+	row, err := queries.InstanceForTurn(ctx, tx, item.Instance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		for _, m := range item.Messages {
@@ -270,10 +246,11 @@ func loadInstance(ctx context.Context, tx *txn, item *provider.OrchestrationItem
 		return fmt.Errorf("read instance %q: %w", item.Instance, err)
 	}
 	item.Exists = true
-	item.ParentInstance = parent.String
-	item.Status = provider.ExecutionStatus(status.String)
-	if custom.Valid {
-		item.CustomStatus = &custom.String
+	item.OrchestrationName, item.Version, item.ExecutionID = row.OrchestrationName, row.OrchestrationVersion, row.CurrentExecutionID
+	item.ParentInstance, item.CustomStatusVersion = row.ParentInstanceID.String, row.CustomStatusVersion
+	item.Status = provider.ExecutionStatus(row.Status.String)
+	if row.CustomStatus.Valid {
+		item.CustomStatus = &row.CustomStatus.String
 	}
 	return nil
 }
@@ -352,7 +329,10 @@ type historyRead struct {
 }
 
 // readHistoryQuery reads the custom status on the last event's row alone:
-// the other rows would only copy it.
+// the other rows would only copy it. It stays hand-written: readHistoryFrom
+// decodes each row as it reads it and stops at the first that does not
+// continue the cached events, where a generated query reads every row into
+// a slice first.
 const readHistoryQuery = `
 		SELECT h.event_id, h.event_data, i.incarnation,
 		       CASE WHEN h.event_id = (SELECT max(event_id) FROM history WHERE instance_id = ?1 AND execution_id = ?2)

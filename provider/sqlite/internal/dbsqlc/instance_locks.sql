@@ -21,3 +21,12 @@ SELECT CAST(COALESCE(i.incarnation = @incarnation AND i.current_execution_id = @
    CAST(EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id) AS BOOLEAN) AS has_lock,
    CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id), 0) AS INTEGER) AS locked_until
 FROM instances i WHERE i.instance_id = @instance_id;
+
+-- Writes the instance's lock row under lock_token unless a live lock holds
+-- it; no row changed means it is held.
+-- name: InstanceLockTake :execrows
+INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+VALUES (@instance_id, @lock_token, @locked_until, @locked_at)
+ON CONFLICT (instance_id) DO UPDATE
+SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
+WHERE instance_locks.locked_until <= excluded.locked_at;

@@ -59,6 +59,36 @@ func (q *Queries) InstanceLockDelete(ctx context.Context, db DBTX, instanceID st
 	return err
 }
 
+const instanceLockTake = `-- name: InstanceLockTake :execrows
+INSERT INTO instance_locks (instance_id, lock_token, locked_until, locked_at)
+VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (instance_id) DO UPDATE
+SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
+WHERE instance_locks.locked_until <= excluded.locked_at
+`
+
+type InstanceLockTakeParams struct {
+	InstanceID  string
+	LockToken   string
+	LockedUntil int64
+	LockedAt    int64
+}
+
+// Writes the instance's lock row under lock_token unless a live lock holds
+// it; no row changed means it is held.
+func (q *Queries) InstanceLockTake(ctx context.Context, db DBTX, arg InstanceLockTakeParams) (int64, error) {
+	result, err := db.ExecContext(ctx, instanceLockTake,
+		arg.InstanceID,
+		arg.LockToken,
+		arg.LockedUntil,
+		arg.LockedAt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const instanceNewClaimCheck = `-- name: InstanceNewClaimCheck :one
 SELECT CAST(EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = ?1)
     OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = ?1) AS BOOLEAN) AS taken,

@@ -66,3 +66,10 @@ SELECT CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, i.parent_instance_
 FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.instance_id = @instance_id;
+
+-- name: InstanceForTurn :one
+SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id,
+       i.parent_instance_id, i.custom_status, i.custom_status_version, e.status
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id;

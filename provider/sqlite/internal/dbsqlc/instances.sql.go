@@ -154,6 +154,39 @@ func (q *Queries) InstanceExecutions(ctx context.Context, db DBTX, instanceID st
 	return items, nil
 }
 
+const instanceForTurn = `-- name: InstanceForTurn :one
+SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id,
+       i.parent_instance_id, i.custom_status, i.custom_status_version, e.status
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = ?1
+`
+
+type InstanceForTurnRow struct {
+	OrchestrationName    string
+	OrchestrationVersion string
+	CurrentExecutionID   int64
+	ParentInstanceID     sql.NullString
+	CustomStatus         sql.NullString
+	CustomStatusVersion  int64
+	Status               sql.NullString
+}
+
+func (q *Queries) InstanceForTurn(ctx context.Context, db DBTX, instanceID string) (InstanceForTurnRow, error) {
+	row := db.QueryRowContext(ctx, instanceForTurn, instanceID)
+	var i InstanceForTurnRow
+	err := row.Scan(
+		&i.OrchestrationName,
+		&i.OrchestrationVersion,
+		&i.CurrentExecutionID,
+		&i.ParentInstanceID,
+		&i.CustomStatus,
+		&i.CustomStatusVersion,
+		&i.Status,
+	)
+	return i, err
+}
+
 const instanceIDHolder = `-- name: InstanceIDHolder :one
 SELECT CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, i.parent_instance_id,
        CAST(COALESCE((SELECT json_extract(h.event_data, '$.owner') FROM history h

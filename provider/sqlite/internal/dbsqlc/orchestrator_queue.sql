@@ -25,3 +25,16 @@ SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
 -- name: QueuedStartOwner :one
 SELECT CAST(COALESCE(json_extract(work_item, '$.owner'), '') AS TEXT) AS owner FROM orchestrator_queue
 WHERE instance_id = @instance_id AND json_extract(work_item, '$.kind') = 'StartOrchestration' ORDER BY id LIMIT 1;
+
+-- When the earliest delayed message becomes visible (0: none).
+-- name: OrchestratorNextDue :one
+SELECT CAST(COALESCE(MIN(visible_at), 0) AS INTEGER) AS due FROM orchestrator_queue WHERE visible_at > @now;
+
+-- Tags the instance's visible messages with its new lock token.
+-- name: OrchestratorTagVisible :exec
+UPDATE orchestrator_queue SET lock_token = CAST(@lock_token AS TEXT), attempt_count = attempt_count + 1
+WHERE instance_id = @instance_id AND visible_at <= @now;
+
+-- name: OrchestratorTagged :many
+SELECT id, work_item, attempt_count FROM orchestrator_queue
+WHERE lock_token = CAST(@lock_token AS TEXT) ORDER BY id;

@@ -68,6 +68,18 @@ func (q *Queries) OrchestratorMessageConsume(ctx context.Context, db DBTX, arg O
 	return result.RowsAffected()
 }
 
+const orchestratorNextDue = `-- name: OrchestratorNextDue :one
+SELECT CAST(COALESCE(MIN(visible_at), 0) AS INTEGER) AS due FROM orchestrator_queue WHERE visible_at > ?1
+`
+
+// When the earliest delayed message becomes visible (0: none).
+func (q *Queries) OrchestratorNextDue(ctx context.Context, db DBTX, now int64) (int64, error) {
+	row := db.QueryRowContext(ctx, orchestratorNextDue, now)
+	var due int64
+	err := row.Scan(&due)
+	return due, err
+}
+
 const orchestratorReady = `-- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
@@ -80,6 +92,57 @@ func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, now int64) (bo
 	var ready bool
 	err := row.Scan(&ready)
 	return ready, err
+}
+
+const orchestratorTagVisible = `-- name: OrchestratorTagVisible :exec
+UPDATE orchestrator_queue SET lock_token = CAST(?1 AS TEXT), attempt_count = attempt_count + 1
+WHERE instance_id = ?2 AND visible_at <= ?3
+`
+
+type OrchestratorTagVisibleParams struct {
+	LockToken  string
+	InstanceID string
+	Now        int64
+}
+
+// Tags the instance's visible messages with its new lock token.
+func (q *Queries) OrchestratorTagVisible(ctx context.Context, db DBTX, arg OrchestratorTagVisibleParams) error {
+	_, err := db.ExecContext(ctx, orchestratorTagVisible, arg.LockToken, arg.InstanceID, arg.Now)
+	return err
+}
+
+const orchestratorTagged = `-- name: OrchestratorTagged :many
+SELECT id, work_item, attempt_count FROM orchestrator_queue
+WHERE lock_token = CAST(?1 AS TEXT) ORDER BY id
+`
+
+type OrchestratorTaggedRow struct {
+	ID           int64
+	WorkItem     string
+	AttemptCount int64
+}
+
+func (q *Queries) OrchestratorTagged(ctx context.Context, db DBTX, lockToken string) ([]OrchestratorTaggedRow, error) {
+	rows, err := db.QueryContext(ctx, orchestratorTagged, lockToken)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []OrchestratorTaggedRow
+	for rows.Next() {
+		var i OrchestratorTaggedRow
+		if err := rows.Scan(&i.ID, &i.WorkItem, &i.AttemptCount); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const queuedStartOwner = `-- name: QueuedStartOwner :one
