@@ -9,6 +9,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // Turn commits a locked turn.
@@ -141,10 +142,8 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 // heldInstance returns the instance locked under token, or ErrLockNotHeld when
 // the token is unknown, released, or its lock has expired.
 func heldInstance(ctx context.Context, tx *txn, op, token string, now int64) (string, error) {
-	var instance string
-	var lockedUntil int64
-	err := tx.QueryRowContext(ctx, `SELECT instance_id, locked_until FROM instance_locks WHERE lock_token = ?`, token).
-		Scan(&instance, &lockedUntil)
+	held, err := queries.InstanceLockHeld(ctx, tx, token)
+	instance, lockedUntil := held.InstanceID, held.LockedUntil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", encode.LockNotHeld(op, "", "the instance lock is no longer held under this token: it expired and another worker took the instance over, or the turn was already acknowledged or abandoned")
@@ -192,7 +191,8 @@ func commitTurn(ctx context.Context, tx *txn, op string, state claimedInstance, 
 // readInstanceState reads whether instance exists and its current execution.
 func readInstanceState(ctx context.Context, tx *txn, instance string) (*claimedInstance, error) {
 	state := &claimedInstance{name: instance}
-	err := tx.QueryRowContext(ctx, `SELECT current_execution_id FROM instances WHERE instance_id = ?`, instance).Scan(&state.current)
+	var err error
+	state.current, err = queries.InstanceCurrentExecution(ctx, tx, instance)
 	switch {
 	case err == nil:
 		state.exists = true
@@ -205,9 +205,7 @@ func readInstanceState(ctx context.Context, tx *txn, instance string) (*claimedI
 // writeExecution writes the turn's execution row, history and status.
 func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encode.Ack, now int64, exists bool) error {
 	if !exists {
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO executions (instance_id, execution_id, status, started_at) VALUES (?, ?, 'Running', ?)
-			ON CONFLICT DO NOTHING`, instance, enc.ExecutionID, now); err != nil {
+		if err := queries.ExecutionCreate(ctx, tx, dbsqlc.ExecutionCreateParams{InstanceID: instance, ExecutionID: enc.ExecutionID, StartedAt: now}); err != nil {
 			return fmt.Errorf("create execution %d of %q: %w", enc.ExecutionID, instance, err)
 		}
 	}
@@ -221,39 +219,30 @@ func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encod
 }
 
 // customStatusOf returns what a turn's custom status update writes: whether
-// it sets one, and the value (nil clears it).
-func customStatusOf(enc encode.Ack) (set bool, value any) {
+// it sets one, and the value (NULL clears it).
+func customStatusOf(enc encode.Ack) (set bool, value sql.NullString) {
 	u := enc.CustomStatus
 	if u == nil {
-		return false, nil
+		return false, sql.NullString{}
 	}
 	if u.Clear {
-		return true, nil
+		return true, sql.NullString{}
 	}
-	return true, u.Value
+	return true, sql.NullString{String: u.Value, Valid: true}
 }
 
 // createInstance inserts the instance row of a turn that starts it; seq is
 // its status sequence number.
 func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, incarnation, seq int64) error {
-	var parent any
-	if enc.Meta.ParentInstance != "" {
-		parent = enc.Meta.ParentInstance
-	}
 	set, custom := customStatusOf(enc)
-	version := 0
+	var version int64
 	if set {
 		version = 1
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
-		                       parent_instance_id, custom_status, custom_status_version, status_seq,
-		                       created_at, updated_at, incarnation)
-		VALUES (:instance, :name, :version, :execution, :parent, :custom, :custom_version, :seq, :now, :now, :incarnation)`,
-		sql.Named("instance", instance), sql.Named("name", enc.Meta.OrchestrationName),
-		sql.Named("version", enc.Meta.OrchestrationVersion), sql.Named("execution", enc.ExecutionID),
-		sql.Named("parent", parent), sql.Named("custom", custom), sql.Named("custom_version", version),
-		sql.Named("seq", seq), sql.Named("now", now), sql.Named("incarnation", incarnation))
+	err := queries.InstanceCreate(ctx, tx, dbsqlc.InstanceCreateParams{InstanceID: instance,
+		OrchestrationName: enc.Meta.OrchestrationName, OrchestrationVersion: enc.Meta.OrchestrationVersion,
+		ExecutionID: enc.ExecutionID, ParentInstanceID: nullIfEmpty(enc.Meta.ParentInstance), CustomStatus: custom,
+		CustomStatusVersion: version, StatusSeq: seq, Now: now, Incarnation: incarnation})
 	if err != nil {
 		return fmt.Errorf("create instance %q: %w", instance, err)
 	}
@@ -265,19 +254,9 @@ func createInstance(ctx context.Context, tx *txn, instance string, enc encode.Ac
 // change.
 func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ack, now, seq int64) error {
 	set, custom := customStatusOf(enc)
-	_, err := tx.ExecContext(ctx, `
-		UPDATE instances SET
-			current_execution_id = MAX(current_execution_id, :execution),
-			orchestration_name = COALESCE(NULLIF(:name, ''), orchestration_name),
-			orchestration_version = COALESCE(NULLIF(:version, ''), orchestration_version),
-			custom_status = CASE WHEN :custom_set THEN :custom ELSE custom_status END,
-			custom_status_version = custom_status_version + CASE WHEN :custom_set THEN 1 ELSE 0 END,
-			status_seq = CASE WHEN :seq > 0 THEN :seq ELSE status_seq END,
-			updated_at = :now
-		WHERE instance_id = :instance`,
-		sql.Named("execution", enc.ExecutionID), sql.Named("name", enc.Meta.OrchestrationName),
-		sql.Named("version", enc.Meta.OrchestrationVersion), sql.Named("custom_set", set), sql.Named("custom", custom),
-		sql.Named("seq", seq), sql.Named("now", now), sql.Named("instance", instance))
+	err := queries.InstanceUpdate(ctx, tx, dbsqlc.InstanceUpdateParams{ExecutionID: enc.ExecutionID,
+		OrchestrationName: enc.Meta.OrchestrationName, OrchestrationVersion: enc.Meta.OrchestrationVersion,
+		CustomSet: set, CustomStatus: custom, Seq: seq, Now: now, InstanceID: instance})
 	if err != nil {
 		return fmt.Errorf("update instance %q: %w", instance, err)
 	}
@@ -288,14 +267,12 @@ func updateInstance(ctx context.Context, tx *txn, instance string, enc encode.Ac
 // whole transaction with ErrDuplicateEvent.
 func appendEvents(ctx context.Context, tx *txn, op, instance string, executionID int64, events []encode.Event, now int64) error {
 	for _, e := range events {
-		res, err := tx.ExecContext(ctx, `
-			INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			instance, executionID, e.ID, string(e.Kind), e.Data, now)
+		n, err := queries.HistoryAppend(ctx, tx, dbsqlc.HistoryAppendParams{InstanceID: instance, ExecutionID: executionID,
+			EventID: e.ID, EventType: string(e.Kind), EventData: e.Data, CreatedAt: now})
 		if err != nil {
 			return fmt.Errorf("append event %d to %q: %w", e.ID, instance, err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return provider.Permanent(op, instance, fmt.Errorf("%w: execution %d already has event %d",
 				provider.ErrDuplicateEvent, executionID, e.ID))
 		}
@@ -304,14 +281,13 @@ func appendEvents(ctx context.Context, tx *txn, op, instance string, executionID
 }
 
 func setExecutionStatus(ctx context.Context, tx *txn, instance string, enc encode.Ack, now int64) error {
-	var completedAt any
+	var completedAt sql.NullInt64
 	if enc.Meta.Status.Terminal() {
-		completedAt = now
+		completedAt = sql.NullInt64{Int64: now, Valid: true}
 	}
-	_, err := tx.ExecContext(ctx, `
-		UPDATE executions SET status = ?, output = ?, completed_at = ?
-		WHERE instance_id = ? AND execution_id = ?`,
-		string(enc.Meta.Status), enc.Meta.Output, completedAt, instance, enc.ExecutionID)
+	err := queries.ExecutionSetStatus(ctx, tx, dbsqlc.ExecutionSetStatusParams{Status: string(enc.Meta.Status),
+		Output: sql.NullString{String: enc.Meta.Output, Valid: true}, CompletedAt: completedAt,
+		InstanceID: instance, ExecutionID: enc.ExecutionID})
 	if err != nil {
 		return fmt.Errorf("set status of %q: %w", instance, err)
 	}
@@ -333,9 +309,8 @@ func enqueueAll(ctx context.Context, tx *txn, enc encode.Ack, now int64) error {
 		}
 	}
 	for _, c := range enc.Cancelled {
-		if _, err := tx.ExecContext(ctx, `
-			DELETE FROM worker_queue WHERE instance_id = ? AND execution_id = ? AND activity_id = ?`,
-			c.Instance, c.ExecutionID, c.ActivityID); err != nil {
+		if err := queries.WorkItemCancel(ctx, tx, dbsqlc.WorkItemCancelParams{InstanceID: c.Instance,
+			ExecutionID: c.ExecutionID, ActivityID: c.ActivityID}); err != nil {
 			return fmt.Errorf("cancel activity %d of %q: %w", c.ActivityID, c.Instance, err)
 		}
 	}
@@ -345,10 +320,8 @@ func enqueueAll(ctx context.Context, tx *txn, enc encode.Ack, now int64) error {
 // deleteTimers removes the timers the turn cancelled from the instance's queue.
 func deleteTimers(ctx context.Context, tx *txn, instance string, timers []provider.TimerRef) error {
 	for _, t := range timers {
-		if _, err := tx.ExecContext(ctx, `
-			DELETE FROM orchestrator_queue WHERE instance_id = ? AND json_extract(work_item, '$.kind') = 'TimerFired'
-			AND json_extract(work_item, '$.executionId') = ? AND json_extract(work_item, '$.id') = ?`,
-			instance, t.ExecutionID, t.TimerID); err != nil {
+		if err := queries.TimerCancel(ctx, tx, dbsqlc.TimerCancelParams{InstanceID: instance, ExecutionID: t.ExecutionID,
+			TimerID: t.TimerID}); err != nil {
 			return fmt.Errorf("delete cancelled timer %d of %q: %w", t.TimerID, instance, err)
 		}
 	}
@@ -370,9 +343,7 @@ func messagesQueued(ctx context.Context, tx *txn, instance string, enc encode.Ac
 	if enc.WakesAny(now) {
 		return true, nil
 	}
-	var queued bool
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orchestrator_queue WHERE instance_id = ? AND visible_at <= ?)`,
-		instance, now).Scan(&queued)
+	queued, err := queries.InstanceHasVisible(ctx, tx, dbsqlc.InstanceHasVisibleParams{InstanceID: instance, Now: now})
 	if err != nil {
 		return false, fmt.Errorf("check queued messages of %q: %w", instance, err)
 	}
@@ -380,10 +351,10 @@ func messagesQueued(ctx context.Context, tx *txn, instance string, enc encode.Ac
 }
 
 func releaseLock(ctx context.Context, tx *txn, token string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM orchestrator_queue WHERE lock_token = ?`, token); err != nil {
+	if err := queries.OrchestratorDeleteTagged(ctx, tx, token); err != nil {
 		return fmt.Errorf("delete processed messages: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE lock_token = ?`, token); err != nil {
+	if err := queries.InstanceLockRelease(ctx, tx, token); err != nil {
 		return fmt.Errorf("release instance lock: %w", err)
 	}
 	return nil
@@ -411,24 +382,22 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.Ab
 			return err
 		}
 		if ignoreAttempt {
-			if _, err := tx.ExecContext(ctx, `
-				UPDATE orchestrator_queue SET attempt_count = MAX(attempt_count - 1, 0)
-				WHERE lock_token = ?`, lockToken); err != nil {
+			if err := queries.OrchestratorUncountAttempt(ctx, tx, lockToken); err != nil {
 				return fmt.Errorf("uncount attempt: %w", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE orchestrator_queue SET lock_token = NULL WHERE lock_token = ?`, lockToken); err != nil {
+		if err := queries.OrchestratorUntag(ctx, tx, lockToken); err != nil {
 			return fmt.Errorf("untag messages: %w", err)
 		}
 		if delay > 0 {
-			_, err := tx.ExecContext(ctx, `UPDATE instance_locks SET lock_token = ?, locked_until = ?, last_error = ? WHERE lock_token = ?`,
-				"abandoned-"+newToken(), now+delay.Milliseconds(), lastError, lockToken)
+			err := queries.InstanceLockDelay(ctx, tx, dbsqlc.InstanceLockDelayParams{NewToken: "abandoned-" + newToken(),
+				LockedUntil: now + delay.Milliseconds(), LastError: nullString(lastError), LockToken: lockToken})
 			if err != nil {
 				return fmt.Errorf("delay instance: %w", err)
 			}
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM instance_locks WHERE lock_token = ?`, lockToken); err != nil {
+		if err := queries.InstanceLockRelease(ctx, tx, lockToken); err != nil {
 			return fmt.Errorf("release instance lock: %w", err)
 		}
 		return nil
@@ -448,14 +417,25 @@ func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.
 	}
 	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		res, err := tx.ExecContext(ctx, `UPDATE instance_locks SET locked_until = ? WHERE lock_token = ? AND locked_until > ?`,
-			now+extendFor.Milliseconds(), lockToken, now)
+		n, err := queries.InstanceLockRenew(ctx, tx, dbsqlc.InstanceLockRenewParams{LockedUntil: now + extendFor.Milliseconds(),
+			LockToken: lockToken, Now: now})
 		if err != nil {
 			return fmt.Errorf("renew lock: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return encode.LockNotHeld(op, "", "lock token is unknown, released or expired")
 		}
 		return nil
 	})
+}
+
+// nullIfEmpty is s, or NULL for "".
+func nullIfEmpty(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// nullString is *s, or NULL for nil.
+func nullString(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
 }

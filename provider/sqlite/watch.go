@@ -6,6 +6,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // Watch implements provider.Provider. Every status change takes the next value
@@ -53,24 +54,14 @@ func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provide
 const watchBatch = 1000
 
 func (p *Provider) changesAfter(ctx context.Context, seq int64) ([]provider.StatusChange, error) {
-	rows, err := p.stmts.QueryContext(ctx, `
-		SELECT i.instance_id, i.current_execution_id, COALESCE(e.status, 'Running'), i.custom_status_version, i.status_seq
-		FROM instances i
-		LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-		WHERE i.status_seq > ? ORDER BY i.status_seq LIMIT ?`, seq, watchBatch)
+	rows, err := queries.StatusChangesAfter(ctx, p.stmts, dbsqlc.StatusChangesAfterParams{Seq: seq, MaxChanges: watchBatch})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var changes []provider.StatusChange
-	for rows.Next() {
-		var c provider.StatusChange
-		var status string
-		if err := rows.Scan(&c.Instance, &c.ExecutionID, &status, &c.CustomStatusVersion, &c.Seq); err != nil {
-			return nil, err
-		}
-		c.Status = provider.ExecutionStatus(status)
-		changes = append(changes, c)
+	changes := make([]provider.StatusChange, len(rows))
+	for i, r := range rows {
+		changes[i] = provider.StatusChange{Instance: r.InstanceID, ExecutionID: r.CurrentExecutionID,
+			Status: provider.ExecutionStatus(r.Status), CustomStatusVersion: r.CustomStatusVersion, Seq: r.StatusSeq}
 	}
-	return changes, rows.Err()
+	return changes, nil
 }

@@ -34,3 +34,33 @@ func (q *Queries) CustomStatusIfChanged(ctx context.Context, db DBTX, arg Custom
 	err := row.Scan(&i.CustomStatusVersion, &i.CustomStatus)
 	return i, err
 }
+
+const historyAppend = `-- name: HistoryAppend :execrows
+INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING
+`
+
+type HistoryAppendParams struct {
+	InstanceID  string
+	ExecutionID int64
+	EventID     int64
+	EventType   string
+	EventData   string
+	CreatedAt   int64
+}
+
+// No row inserted means the execution already has the event.
+func (q *Queries) HistoryAppend(ctx context.Context, db DBTX, arg HistoryAppendParams) (int64, error) {
+	result, err := db.ExecContext(ctx, historyAppend,
+		arg.InstanceID,
+		arg.ExecutionID,
+		arg.EventID,
+		arg.EventType,
+		arg.EventData,
+		arg.CreatedAt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}

@@ -30,3 +30,20 @@ VALUES (@instance_id, @lock_token, @locked_until, @locked_at)
 ON CONFLICT (instance_id) DO UPDATE
 SET lock_token = excluded.lock_token, locked_until = excluded.locked_until, locked_at = excluded.locked_at
 WHERE instance_locks.locked_until <= excluded.locked_at;
+
+-- name: InstanceLockHeld :one
+SELECT instance_id, locked_until FROM instance_locks WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- name: InstanceLockRelease :exec
+DELETE FROM instance_locks WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- Keeps the lock row of an abandoned turn, under a token nobody holds,
+-- until the delay passes, with why the turn was handed back.
+-- name: InstanceLockDelay :exec
+UPDATE instance_locks SET lock_token = CAST(@new_token AS TEXT), locked_until = CAST(@locked_until AS INTEGER),
+    last_error = @last_error
+WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- name: InstanceLockRenew :execrows
+UPDATE instance_locks SET locked_until = CAST(@locked_until AS INTEGER)
+WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INTEGER);

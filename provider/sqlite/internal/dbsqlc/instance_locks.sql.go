@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"database/sql"
 )
 
 const instanceCachedClaimCheck = `-- name: InstanceCachedClaimCheck :one
@@ -50,6 +51,31 @@ func (q *Queries) InstanceCachedClaimCheck(ctx context.Context, db DBTX, arg Ins
 	return i, err
 }
 
+const instanceLockDelay = `-- name: InstanceLockDelay :exec
+UPDATE instance_locks SET lock_token = CAST(?1 AS TEXT), locked_until = CAST(?2 AS INTEGER),
+    last_error = ?3
+WHERE lock_token = CAST(?4 AS TEXT)
+`
+
+type InstanceLockDelayParams struct {
+	NewToken    string
+	LockedUntil int64
+	LastError   sql.NullString
+	LockToken   string
+}
+
+// Keeps the lock row of an abandoned turn, under a token nobody holds,
+// until the delay passes, with why the turn was handed back.
+func (q *Queries) InstanceLockDelay(ctx context.Context, db DBTX, arg InstanceLockDelayParams) error {
+	_, err := db.ExecContext(ctx, instanceLockDelay,
+		arg.NewToken,
+		arg.LockedUntil,
+		arg.LastError,
+		arg.LockToken,
+	)
+	return err
+}
+
 const instanceLockDelete = `-- name: InstanceLockDelete :exec
 DELETE FROM instance_locks WHERE instance_id = ?1
 `
@@ -57,6 +83,50 @@ DELETE FROM instance_locks WHERE instance_id = ?1
 func (q *Queries) InstanceLockDelete(ctx context.Context, db DBTX, instanceID string) error {
 	_, err := db.ExecContext(ctx, instanceLockDelete, instanceID)
 	return err
+}
+
+const instanceLockHeld = `-- name: InstanceLockHeld :one
+SELECT instance_id, locked_until FROM instance_locks WHERE lock_token = CAST(?1 AS TEXT)
+`
+
+type InstanceLockHeldRow struct {
+	InstanceID  string
+	LockedUntil int64
+}
+
+func (q *Queries) InstanceLockHeld(ctx context.Context, db DBTX, lockToken string) (InstanceLockHeldRow, error) {
+	row := db.QueryRowContext(ctx, instanceLockHeld, lockToken)
+	var i InstanceLockHeldRow
+	err := row.Scan(&i.InstanceID, &i.LockedUntil)
+	return i, err
+}
+
+const instanceLockRelease = `-- name: InstanceLockRelease :exec
+DELETE FROM instance_locks WHERE lock_token = CAST(?1 AS TEXT)
+`
+
+func (q *Queries) InstanceLockRelease(ctx context.Context, db DBTX, lockToken string) error {
+	_, err := db.ExecContext(ctx, instanceLockRelease, lockToken)
+	return err
+}
+
+const instanceLockRenew = `-- name: InstanceLockRenew :execrows
+UPDATE instance_locks SET locked_until = CAST(?1 AS INTEGER)
+WHERE lock_token = CAST(?2 AS TEXT) AND locked_until > CAST(?3 AS INTEGER)
+`
+
+type InstanceLockRenewParams struct {
+	LockedUntil int64
+	LockToken   string
+	Now         int64
+}
+
+func (q *Queries) InstanceLockRenew(ctx context.Context, db DBTX, arg InstanceLockRenewParams) (int64, error) {
+	result, err := db.ExecContext(ctx, instanceLockRenew, arg.LockedUntil, arg.LockToken, arg.Now)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
 }
 
 const instanceLockTake = `-- name: InstanceLockTake :execrows

@@ -73,3 +73,24 @@ SELECT i.orchestration_name, i.orchestration_version, i.current_execution_id,
 FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.instance_id = @instance_id;
+
+-- name: InstanceCreate :exec
+INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+                       parent_instance_id, custom_status, custom_status_version, status_seq,
+                       created_at, updated_at, incarnation)
+VALUES (@instance_id, @orchestration_name, @orchestration_version, @execution_id, @parent_instance_id,
+        @custom_status, @custom_status_version, @status_seq, @now, @now, @incarnation);
+
+-- A turn's changes to its instance row: the current execution, the
+-- orchestration's name and version when given, the custom status when set
+-- (custom_set), the status sequence number when the status changed (seq > 0).
+-- name: InstanceUpdate :exec
+UPDATE instances SET
+    current_execution_id = MAX(current_execution_id, CAST(@execution_id AS INTEGER)),
+    orchestration_name = COALESCE(NULLIF(CAST(@orchestration_name AS TEXT), ''), orchestration_name),
+    orchestration_version = COALESCE(NULLIF(CAST(@orchestration_version AS TEXT), ''), orchestration_version),
+    custom_status = CASE WHEN CAST(@custom_set AS BOOLEAN) THEN @custom_status ELSE custom_status END,
+    custom_status_version = custom_status_version + CASE WHEN CAST(@custom_set AS BOOLEAN) THEN 1 ELSE 0 END,
+    status_seq = CASE WHEN CAST(@seq AS INTEGER) > 0 THEN CAST(@seq AS INTEGER) ELSE status_seq END,
+    updated_at = CAST(@now AS INTEGER)
+WHERE instance_id = @instance_id;

@@ -85,6 +85,43 @@ func (q *Queries) InstanceChildren(ctx context.Context, db DBTX, instanceID stri
 	return items, nil
 }
 
+const instanceCreate = `-- name: InstanceCreate :exec
+INSERT INTO instances (instance_id, orchestration_name, orchestration_version, current_execution_id,
+                       parent_instance_id, custom_status, custom_status_version, status_seq,
+                       created_at, updated_at, incarnation)
+VALUES (?1, ?2, ?3, ?4, ?5,
+        ?6, ?7, ?8, ?9, ?9, ?10)
+`
+
+type InstanceCreateParams struct {
+	InstanceID           string
+	OrchestrationName    string
+	OrchestrationVersion string
+	ExecutionID          int64
+	ParentInstanceID     sql.NullString
+	CustomStatus         sql.NullString
+	CustomStatusVersion  int64
+	StatusSeq            int64
+	Now                  int64
+	Incarnation          int64
+}
+
+func (q *Queries) InstanceCreate(ctx context.Context, db DBTX, arg InstanceCreateParams) error {
+	_, err := db.ExecContext(ctx, instanceCreate,
+		arg.InstanceID,
+		arg.OrchestrationName,
+		arg.OrchestrationVersion,
+		arg.ExecutionID,
+		arg.ParentInstanceID,
+		arg.CustomStatus,
+		arg.CustomStatusVersion,
+		arg.StatusSeq,
+		arg.Now,
+		arg.Incarnation,
+	)
+	return err
+}
+
 const instanceCurrentExecution = `-- name: InstanceCurrentExecution :one
 SELECT current_execution_id FROM instances WHERE instance_id = ?1
 `
@@ -355,4 +392,44 @@ func (q *Queries) InstanceTree(ctx context.Context, db DBTX, root string) ([]str
 		return nil, err
 	}
 	return items, nil
+}
+
+const instanceUpdate = `-- name: InstanceUpdate :exec
+UPDATE instances SET
+    current_execution_id = MAX(current_execution_id, CAST(?1 AS INTEGER)),
+    orchestration_name = COALESCE(NULLIF(CAST(?2 AS TEXT), ''), orchestration_name),
+    orchestration_version = COALESCE(NULLIF(CAST(?3 AS TEXT), ''), orchestration_version),
+    custom_status = CASE WHEN CAST(?4 AS BOOLEAN) THEN ?5 ELSE custom_status END,
+    custom_status_version = custom_status_version + CASE WHEN CAST(?4 AS BOOLEAN) THEN 1 ELSE 0 END,
+    status_seq = CASE WHEN CAST(?6 AS INTEGER) > 0 THEN CAST(?6 AS INTEGER) ELSE status_seq END,
+    updated_at = CAST(?7 AS INTEGER)
+WHERE instance_id = ?8
+`
+
+type InstanceUpdateParams struct {
+	ExecutionID          int64
+	OrchestrationName    string
+	OrchestrationVersion string
+	CustomSet            bool
+	CustomStatus         sql.NullString
+	Seq                  int64
+	Now                  int64
+	InstanceID           string
+}
+
+// A turn's changes to its instance row: the current execution, the
+// orchestration's name and version when given, the custom status when set
+// (custom_set), the status sequence number when the status changed (seq > 0).
+func (q *Queries) InstanceUpdate(ctx context.Context, db DBTX, arg InstanceUpdateParams) error {
+	_, err := db.ExecContext(ctx, instanceUpdate,
+		arg.ExecutionID,
+		arg.OrchestrationName,
+		arg.OrchestrationVersion,
+		arg.CustomSet,
+		arg.CustomStatus,
+		arg.Seq,
+		arg.Now,
+		arg.InstanceID,
+	)
+	return err
 }

@@ -38,3 +38,18 @@ WHERE instance_id = @instance_id AND visible_at <= @now;
 -- name: OrchestratorTagged :many
 SELECT id, work_item, attempt_count FROM orchestrator_queue
 WHERE lock_token = CAST(@lock_token AS TEXT) ORDER BY id;
+
+-- The messages a turn consumed.
+-- name: OrchestratorDeleteTagged :exec
+DELETE FROM orchestrator_queue WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- name: OrchestratorUntag :exec
+UPDATE orchestrator_queue SET lock_token = NULL WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- name: OrchestratorUncountAttempt :exec
+UPDATE orchestrator_queue SET attempt_count = MAX(attempt_count - 1, 0) WHERE lock_token = CAST(@lock_token AS TEXT);
+
+-- A timer the turn cancelled.
+-- name: TimerCancel :exec
+DELETE FROM orchestrator_queue WHERE instance_id = @instance_id AND json_extract(work_item, '$.kind') = 'TimerFired'
+AND json_extract(work_item, '$.executionId') = CAST(@execution_id AS INTEGER) AND json_extract(work_item, '$.id') = CAST(@timer_id AS INTEGER);

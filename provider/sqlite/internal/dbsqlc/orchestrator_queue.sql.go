@@ -25,6 +25,16 @@ func (q *Queries) InstanceHasVisible(ctx context.Context, db DBTX, arg InstanceH
 	return visible, err
 }
 
+const orchestratorDeleteTagged = `-- name: OrchestratorDeleteTagged :exec
+DELETE FROM orchestrator_queue WHERE lock_token = CAST(?1 AS TEXT)
+`
+
+// The messages a turn consumed.
+func (q *Queries) OrchestratorDeleteTagged(ctx context.Context, db DBTX, lockToken string) error {
+	_, err := db.ExecContext(ctx, orchestratorDeleteTagged, lockToken)
+	return err
+}
+
 const orchestratorInsert = `-- name: OrchestratorInsert :exec
 INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
 VALUES (?1, ?2, ?3, ?4)
@@ -145,6 +155,24 @@ func (q *Queries) OrchestratorTagged(ctx context.Context, db DBTX, lockToken str
 	return items, nil
 }
 
+const orchestratorUncountAttempt = `-- name: OrchestratorUncountAttempt :exec
+UPDATE orchestrator_queue SET attempt_count = MAX(attempt_count - 1, 0) WHERE lock_token = CAST(?1 AS TEXT)
+`
+
+func (q *Queries) OrchestratorUncountAttempt(ctx context.Context, db DBTX, lockToken string) error {
+	_, err := db.ExecContext(ctx, orchestratorUncountAttempt, lockToken)
+	return err
+}
+
+const orchestratorUntag = `-- name: OrchestratorUntag :exec
+UPDATE orchestrator_queue SET lock_token = NULL WHERE lock_token = CAST(?1 AS TEXT)
+`
+
+func (q *Queries) OrchestratorUntag(ctx context.Context, db DBTX, lockToken string) error {
+	_, err := db.ExecContext(ctx, orchestratorUntag, lockToken)
+	return err
+}
+
 const queuedStartOwner = `-- name: QueuedStartOwner :one
 SELECT CAST(COALESCE(json_extract(work_item, '$.owner'), '') AS TEXT) AS owner FROM orchestrator_queue
 WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'StartOrchestration' ORDER BY id LIMIT 1
@@ -168,4 +196,21 @@ func (q *Queries) StartQueued(ctx context.Context, db DBTX, instanceID string) (
 	var queued bool
 	err := row.Scan(&queued)
 	return queued, err
+}
+
+const timerCancel = `-- name: TimerCancel :exec
+DELETE FROM orchestrator_queue WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'TimerFired'
+AND json_extract(work_item, '$.executionId') = CAST(?2 AS INTEGER) AND json_extract(work_item, '$.id') = CAST(?3 AS INTEGER)
+`
+
+type TimerCancelParams struct {
+	InstanceID  string
+	ExecutionID int64
+	TimerID     int64
+}
+
+// A timer the turn cancelled.
+func (q *Queries) TimerCancel(ctx context.Context, db DBTX, arg TimerCancelParams) error {
+	_, err := db.ExecContext(ctx, timerCancel, arg.InstanceID, arg.ExecutionID, arg.TimerID)
+	return err
 }

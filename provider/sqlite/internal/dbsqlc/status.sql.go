@@ -9,6 +9,57 @@ import (
 	"context"
 )
 
+const statusChangesAfter = `-- name: StatusChangesAfter :many
+SELECT i.instance_id, i.current_execution_id, CAST(COALESCE(e.status, 'Running') AS TEXT) AS status,
+       i.custom_status_version, i.status_seq
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.status_seq > ?1 ORDER BY i.status_seq LIMIT ?2
+`
+
+type StatusChangesAfterParams struct {
+	Seq        int64
+	MaxChanges int64
+}
+
+type StatusChangesAfterRow struct {
+	InstanceID          string
+	CurrentExecutionID  int64
+	Status              string
+	CustomStatusVersion int64
+	StatusSeq           int64
+}
+
+// The instances whose status or custom status changed after seq, in order.
+func (q *Queries) StatusChangesAfter(ctx context.Context, db DBTX, arg StatusChangesAfterParams) ([]StatusChangesAfterRow, error) {
+	rows, err := db.QueryContext(ctx, statusChangesAfter, arg.Seq, arg.MaxChanges)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StatusChangesAfterRow
+	for rows.Next() {
+		var i StatusChangesAfterRow
+		if err := rows.Scan(
+			&i.InstanceID,
+			&i.CurrentExecutionID,
+			&i.Status,
+			&i.CustomStatusVersion,
+			&i.StatusSeq,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const statusSeqRead = `-- name: StatusSeqRead :one
 SELECT value FROM status_seq WHERE id = 1
 `

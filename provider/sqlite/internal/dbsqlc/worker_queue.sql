@@ -46,3 +46,7 @@ VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @cre
 -- name: WorkItemReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
     WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)) AS BOOLEAN) AS ready;
+
+-- An activity the turn cancelled.
+-- name: WorkItemCancel :exec
+DELETE FROM worker_queue WHERE instance_id = @instance_id AND execution_id = @execution_id AND activity_id = @activity_id;

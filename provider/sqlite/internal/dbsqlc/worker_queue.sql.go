@@ -35,6 +35,22 @@ func (q *Queries) WorkItemAbandon(ctx context.Context, db DBTX, arg WorkItemAban
 	return result.RowsAffected()
 }
 
+const workItemCancel = `-- name: WorkItemCancel :exec
+DELETE FROM worker_queue WHERE instance_id = ?1 AND execution_id = ?2 AND activity_id = ?3
+`
+
+type WorkItemCancelParams struct {
+	InstanceID  string
+	ExecutionID int64
+	ActivityID  int64
+}
+
+// An activity the turn cancelled.
+func (q *Queries) WorkItemCancel(ctx context.Context, db DBTX, arg WorkItemCancelParams) error {
+	_, err := db.ExecContext(ctx, workItemCancel, arg.InstanceID, arg.ExecutionID, arg.ActivityID)
+	return err
+}
+
 const workItemDelete = `-- name: WorkItemDelete :execrows
 DELETE FROM worker_queue WHERE lock_token = CAST(?1 AS TEXT) AND locked_until > CAST(?2 AS INTEGER)
 `
