@@ -20,17 +20,12 @@ func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*pro
 	return fetch.Route(ctx, req, p.lookups)
 }
 
-// fetchOrchestration long-polls for ready turns. With cached, the turns of
+// fetchOrchestration long-polls for ready turns (a request fetch.Route
+// validated). With cached, the turns of
 // timers this provider queued and that fell due are built from the history
 // cache where it can (FetchRequest.FromCache), without a transaction.
 func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
 	const op = "fetch orchestration items"
-	if max < 1 {
-		return nil, encode.Invalid(op, "", "max must be at least 1, got %d", max)
-	}
-	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
-		return nil, err
-	}
 	var items []*provider.OrchestrationItem
 	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
 		var due []string
@@ -390,9 +385,6 @@ func readHistoryFrom(ctx context.Context, q querier, instance string, executionI
 // fetchInstanceItem is Fetch of a named instance.
 func (p *Provider) fetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "fetch instance item"
-	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
-		return nil, err
-	}
 	p.inFlight.Done(instance) // a stale cached timer turn falls back to this
 	var item *provider.OrchestrationItem
 	err := p.writeTx(ctx, op, func(tx *txn) error {
