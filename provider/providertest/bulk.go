@@ -11,6 +11,7 @@ func bulkDeletionCases() []Case {
 	return []Case{
 		{Name: "ByInstanceIDs", Run: bulkByIDs},
 		{Name: "CompletedBefore", Run: bulkCompletedBefore},
+		{Name: "CompletedBeforeTheEpochDeletesNothing", Run: bulkBeforeEpoch},
 		{Name: "Limit", Run: bulkLimit},
 		{Name: "SkipsRunningInstances", Run: bulkSkipsRunning},
 		{Name: "CascadesAndSkipsSubOrchestrationsAsRoots", Run: bulkCascades},
@@ -46,6 +47,17 @@ func bulkCompletedBefore(t *testing.T, f Factory) {
 	e.must(err, "bulk delete")
 	e.wantEqual(res.InstancesDeleted, 1, "instances deleted")
 	e.wantEqual([]bool{e.exists("old"), e.exists("new")}, []bool{false, true}, "instances left")
+}
+
+// bulkBeforeEpoch: a bound at the Unix epoch (zero milliseconds, not the
+// zero time) is a bound: nothing completed before it.
+func bulkBeforeEpoch(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	finished(e, "a")
+	res, err := e.a.DeleteInstancesBulk(e.ctx, provider.DeleteFilter{CompletedBefore: time.UnixMilli(0)})
+	e.must(err, "bulk delete")
+	e.wantEqual(res.InstancesDeleted, 0, "instances deleted")
+	e.wantEqual(e.exists("a"), true, "a left")
 }
 
 func bulkLimit(t *testing.T, f Factory) {

@@ -78,19 +78,25 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.Dele
 	return total, err
 }
 
+// bulkDeleteCandidates lists the finished roots f selects, oldest first:
+// among f.Instances when it lists any, completed before f.CompletedBefore
+// when it is set.
 func bulkDeleteCandidates(ctx context.Context, tx *txn, f provider.DeleteFilter) ([]string, error) {
-	arg := dbsqlc.DeleteBulkCandidatesParams{}
-	if len(f.Instances) > 0 {
-		ids, err := json.Marshal(f.Instances)
-		if err != nil {
+	var before sql.NullInt64
+	if !f.CompletedBefore.IsZero() {
+		before = sql.NullInt64{Int64: f.CompletedBefore.UnixMilli(), Valid: true}
+	}
+	var roots []string
+	var err error
+	if len(f.Instances) == 0 {
+		roots, err = queries.DeleteBulkCandidates(ctx, tx, before)
+	} else {
+		var ids []byte
+		if ids, err = json.Marshal(f.Instances); err != nil {
 			return nil, fmt.Errorf("encode instance filter: %w", err)
 		}
-		arg.Instances = string(ids)
+		roots, err = queries.DeleteBulkCandidatesIn(ctx, tx, dbsqlc.DeleteBulkCandidatesInParams{Instances: string(ids), CompletedBefore: before})
 	}
-	if !f.CompletedBefore.IsZero() {
-		arg.CompletedBefore = f.CompletedBefore.UnixMilli()
-	}
-	roots, err := queries.DeleteBulkCandidates(ctx, tx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("select instances to delete: %w", err)
 	}

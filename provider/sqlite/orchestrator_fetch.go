@@ -137,12 +137,12 @@ const readyInstancesQuery = `
 		LIMIT ?`
 
 // readyInstances lists instances with visible messages and no live lock, in
-// the order their first message became visible. It stays hand-written: it
-// stops reading rows once it has max instances, where a generated query
-// reads them all. It stops at max instances
-// (or after a bounded number of messages of the same few instances), rather
-// than grouping the whole backlog. It leaves out the instances in exclude (a
-// JSON array): cached timer turns in flight, and timers about to fall due.
+// the order their first message became visible. It stops reading at max
+// instances (or after a bounded number of messages of the same few
+// instances), rather than grouping the whole backlog: it stays hand-written,
+// as a generated query reads every row into a slice first. It leaves out the
+// instances in exclude (a JSON array): cached timer turns in flight, and
+// timers about to fall due.
 func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, max*16)
 	if err != nil {

@@ -13,6 +13,8 @@ import "github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 //     (readHistoryQuery): each stops reading rows early (max instances; the
 //     first row that does not continue the cached events), where a
 //     generated query reads every row into a slice first;
-//   - savepoints (write_batch.go) and migrations (migrate.go): statements
-//     with no parameters or results, and whole files.
+//   - savepoints (write_batch.go): transaction control, which sqlc does not
+//     compile;
+//   - migrations (migrate.go): whole files, and the version table named by
+//     a variable.
 var queries = dbsqlc.New()

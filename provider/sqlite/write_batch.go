@@ -145,6 +145,7 @@ func (p *Provider) runInSavepoint(tx *sql.Tx, req *writeRequest, seq *statusSeq,
 		}
 		return nil, nil
 	}
+	// The savepoint statements stay in Go: sqlc compiles no transaction control.
 	if _, err := t.ExecContext(t.ctx, `SAVEPOINT dx_write`); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}

@@ -1,12 +1,20 @@
--- Finished root instances a bulk delete may take, oldest first: all of them,
--- or those listed (instances, a JSON array; '' for no list), completed
--- before completed_before (Unix ms; 0 for no bound).
+-- Finished root instances a bulk delete may take, oldest first, completed
+-- before completed_before (Unix ms; NULL for no bound: 0 is a bound).
 -- name: DeleteBulkCandidates :many
 SELECT i.instance_id FROM instances i
 JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
-  AND (CAST(@instances AS TEXT) = '' OR i.instance_id IN (SELECT value FROM json_each(CAST(@instances AS TEXT))))
-  AND (CAST(@completed_before AS INTEGER) = 0 OR e.completed_at < @completed_before)
+  AND (CAST(sqlc.narg(completed_before) AS INTEGER) IS NULL OR e.completed_at < sqlc.narg(completed_before))
+ORDER BY e.completed_at, i.instance_id;
+
+-- DeleteBulkCandidates among the listed instances (a JSON array), which
+-- the lookup starts from.
+-- name: DeleteBulkCandidatesIn :many
+SELECT i.instance_id FROM instances i
+JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
+  AND i.instance_id IN (SELECT value FROM json_each(CAST(@instances AS TEXT)))
+  AND (CAST(sqlc.narg(completed_before) AS INTEGER) IS NULL OR e.completed_at < sqlc.narg(completed_before))
 ORDER BY e.completed_at, i.instance_id;
 
 -- The listed instances (a JSON array) whose current execution has not finished.

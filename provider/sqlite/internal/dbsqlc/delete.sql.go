@@ -7,27 +7,60 @@ package dbsqlc
 
 import (
 	"context"
+	"database/sql"
 )
 
 const deleteBulkCandidates = `-- name: DeleteBulkCandidates :many
 SELECT i.instance_id FROM instances i
 JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
-  AND (CAST(?1 AS TEXT) = '' OR i.instance_id IN (SELECT value FROM json_each(CAST(?1 AS TEXT))))
-  AND (CAST(?2 AS INTEGER) = 0 OR e.completed_at < ?2)
+  AND (CAST(?1 AS INTEGER) IS NULL OR e.completed_at < ?1)
 ORDER BY e.completed_at, i.instance_id
 `
 
-type DeleteBulkCandidatesParams struct {
-	Instances       string
-	CompletedBefore int64
+// Finished root instances a bulk delete may take, oldest first, completed
+// before completed_before (Unix ms; NULL for no bound: 0 is a bound).
+func (q *Queries) DeleteBulkCandidates(ctx context.Context, db DBTX, completedBefore sql.NullInt64) ([]string, error) {
+	rows, err := db.QueryContext(ctx, deleteBulkCandidates, completedBefore)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var instance_id string
+		if err := rows.Scan(&instance_id); err != nil {
+			return nil, err
+		}
+		items = append(items, instance_id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
-// Finished root instances a bulk delete may take, oldest first: all of them,
-// or those listed (instances, a JSON array; ” for no list), completed
-// before completed_before (Unix ms; 0 for no bound).
-func (q *Queries) DeleteBulkCandidates(ctx context.Context, db DBTX, arg DeleteBulkCandidatesParams) ([]string, error) {
-	rows, err := db.QueryContext(ctx, deleteBulkCandidates, arg.Instances, arg.CompletedBefore)
+const deleteBulkCandidatesIn = `-- name: DeleteBulkCandidatesIn :many
+SELECT i.instance_id FROM instances i
+JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.parent_instance_id IS NULL AND e.status IN ('Completed', 'Failed', 'Terminated')
+  AND i.instance_id IN (SELECT value FROM json_each(CAST(?1 AS TEXT)))
+  AND (CAST(?2 AS INTEGER) IS NULL OR e.completed_at < ?2)
+ORDER BY e.completed_at, i.instance_id
+`
+
+type DeleteBulkCandidatesInParams struct {
+	Instances       string
+	CompletedBefore sql.NullInt64
+}
+
+// DeleteBulkCandidates among the listed instances (a JSON array), which
+// the lookup starts from.
+func (q *Queries) DeleteBulkCandidatesIn(ctx context.Context, db DBTX, arg DeleteBulkCandidatesInParams) ([]string, error) {
+	rows, err := db.QueryContext(ctx, deleteBulkCandidatesIn, arg.Instances, arg.CompletedBefore)
 	if err != nil {
 		return nil, err
 	}
