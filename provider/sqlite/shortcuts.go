@@ -121,7 +121,7 @@ func claimNewInstance(ctx context.Context, tx *txn, instance string, now int64) 
 	case claim.Taken || claim.LockedUntil > now:
 		return errNotNew
 	}
-	return releaseExpiredLock(ctx, tx, instance, claim.HasLock)
+	return releaseExpiredLock(ctx, tx, instance, claim.LockedUntil >= 0)
 }
 
 // releaseExpiredLock deletes instance's lock row, found expired (hasLock),
@@ -257,5 +257,5 @@ func claimUnchanged(ctx context.Context, tx *txn, op, instance string, want hist
 	case !claim.Same:
 		return encode.Stale(op, instance, "the instance changed, ended or has messages waiting")
 	}
-	return releaseExpiredLock(ctx, tx, instance, claim.HasLock)
+	return releaseExpiredLock(ctx, tx, instance, claim.LockedUntil >= 0)
 }

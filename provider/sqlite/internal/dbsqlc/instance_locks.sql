@@ -2,24 +2,22 @@
 DELETE FROM instance_locks WHERE instance_id = @instance_id;
 
 -- Whether a direct start may claim the instance: taken (it exists or has
--- messages queued), whether a lock row exists and its expiry (0 without).
+-- messages queued), and its lock row's expiry (-1 without a lock row).
 -- name: InstanceNewClaimCheck :one
 SELECT CAST(EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = @instance_id)
     OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = @instance_id) AS BOOLEAN) AS taken,
-    CAST(EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = @instance_id) AS BOOLEAN) AS has_lock,
-    CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = @instance_id), 0) AS INTEGER) AS locked_until;
+    CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = @instance_id), -1) AS INTEGER) AS locked_until;
 
 -- Whether a cached turn may claim the instance: it is still the incarnation
 -- in the execution ending at last_event, running, with no message visible;
--- whether a lock row exists and its expiry (0 without).
+-- and its lock row's expiry (-1 without a lock row).
 -- name: InstanceCachedClaimCheck :one
 SELECT CAST(COALESCE(i.incarnation = @incarnation AND i.current_execution_id = @execution_id
    AND (SELECT max(h.event_id) FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = @execution_id) = @last_event
    AND COALESCE((SELECT e.status FROM executions e
                  WHERE e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id), 'Running') = 'Running'
    AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= @now), 0) AS BOOLEAN) AS same,
-   CAST(EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id) AS BOOLEAN) AS has_lock,
-   CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id), 0) AS INTEGER) AS locked_until
+   CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id), -1) AS INTEGER) AS locked_until
 FROM instances i WHERE i.instance_id = @instance_id;
 
 -- Writes the instance's lock row under lock_token unless a live lock holds

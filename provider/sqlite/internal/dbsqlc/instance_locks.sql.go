@@ -16,8 +16,7 @@ SELECT CAST(COALESCE(i.incarnation = ?1 AND i.current_execution_id = ?2
    AND COALESCE((SELECT e.status FROM executions e
                  WHERE e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id), 'Running') = 'Running'
    AND NOT EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = i.instance_id AND q.visible_at <= ?4), 0) AS BOOLEAN) AS same,
-   CAST(EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = i.instance_id) AS BOOLEAN) AS has_lock,
-   CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id), 0) AS INTEGER) AS locked_until
+   CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = i.instance_id), -1) AS INTEGER) AS locked_until
 FROM instances i WHERE i.instance_id = ?5
 `
 
@@ -31,13 +30,12 @@ type InstanceCachedClaimCheckParams struct {
 
 type InstanceCachedClaimCheckRow struct {
 	Same        bool
-	HasLock     bool
 	LockedUntil int64
 }
 
 // Whether a cached turn may claim the instance: it is still the incarnation
 // in the execution ending at last_event, running, with no message visible;
-// whether a lock row exists and its expiry (0 without).
+// and its lock row's expiry (-1 without a lock row).
 func (q *Queries) InstanceCachedClaimCheck(ctx context.Context, db DBTX, arg InstanceCachedClaimCheckParams) (InstanceCachedClaimCheckRow, error) {
 	row := db.QueryRowContext(ctx, instanceCachedClaimCheck,
 		arg.Incarnation,
@@ -47,7 +45,7 @@ func (q *Queries) InstanceCachedClaimCheck(ctx context.Context, db DBTX, arg Ins
 		arg.InstanceID,
 	)
 	var i InstanceCachedClaimCheckRow
-	err := row.Scan(&i.Same, &i.HasLock, &i.LockedUntil)
+	err := row.Scan(&i.Same, &i.LockedUntil)
 	return i, err
 }
 
@@ -162,21 +160,19 @@ func (q *Queries) InstanceLockTake(ctx context.Context, db DBTX, arg InstanceLoc
 const instanceNewClaimCheck = `-- name: InstanceNewClaimCheck :one
 SELECT CAST(EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = ?1)
     OR EXISTS (SELECT 1 FROM orchestrator_queue q WHERE q.instance_id = ?1) AS BOOLEAN) AS taken,
-    CAST(EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = ?1) AS BOOLEAN) AS has_lock,
-    CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = ?1), 0) AS INTEGER) AS locked_until
+    CAST(COALESCE((SELECT l.locked_until FROM instance_locks l WHERE l.instance_id = ?1), -1) AS INTEGER) AS locked_until
 `
 
 type InstanceNewClaimCheckRow struct {
 	Taken       bool
-	HasLock     bool
 	LockedUntil int64
 }
 
 // Whether a direct start may claim the instance: taken (it exists or has
-// messages queued), whether a lock row exists and its expiry (0 without).
+// messages queued), and its lock row's expiry (-1 without a lock row).
 func (q *Queries) InstanceNewClaimCheck(ctx context.Context, db DBTX, instanceID string) (InstanceNewClaimCheckRow, error) {
 	row := db.QueryRowContext(ctx, instanceNewClaimCheck, instanceID)
 	var i InstanceNewClaimCheckRow
-	err := row.Scan(&i.Taken, &i.HasLock, &i.LockedUntil)
+	err := row.Scan(&i.Taken, &i.LockedUntil)
 	return i, err
 }
