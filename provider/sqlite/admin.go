@@ -118,14 +118,9 @@ func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceReq
 	if _, _, err = p.GetParent(ctx, provider.InstanceRequest{Instance: root}); err != nil {
 		return tree, err
 	}
-	tree.Instances, err = descendants(ctx, p.stmts, root)
+	tree.Instances, err = queries.InstanceTree(ctx, p.stmts, root)
 	if err != nil {
 		return tree, classify(op, root, err)
 	}
 	return tree, nil
-}
-
-// descendants returns root and every instance below it, parents first.
-func descendants(ctx context.Context, db dbsqlc.DBTX, root string) ([]string, error) {
-	return queries.InstanceTree(ctx, db, root)
 }

@@ -126,7 +126,7 @@ func deletableTree(ctx context.Context, tx *txn, op, instance string, force bool
 				provider.ErrInstanceRunning, parent.String))
 		}
 	}
-	tree, err := descendants(ctx, tx, instance)
+	tree, err := queries.InstanceTree(ctx, tx, instance)
 	if err != nil {
 		return nil, fmt.Errorf("find descendants of %q: %w", instance, err)
 	}

@@ -55,7 +55,7 @@ func checkReceiver(ctx context.Context, tx *txn, op, instance string) error {
 	status, err := queries.InstanceCurrentStatus(ctx, tx, instance)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		queued, err := startQueued(ctx, tx, instance)
+		queued, err := queries.StartQueued(ctx, tx, instance)
 		if err != nil {
 			return classify(op, instance, err)
 		}
@@ -78,15 +78,10 @@ func finished(status provider.ExecutionStatus) bool {
 	return status.Terminal() && status != provider.StatusContinuedAsNew
 }
 
-// startQueued reports whether a StartOrchestration for instance is queued.
-func startQueued(ctx context.Context, db dbsqlc.DBTX, instance string) (bool, error) {
-	return queries.StartQueued(ctx, db, instance)
-}
-
 // StartQueued implements provider.Admin.
 func (p *Provider) StartQueued(ctx context.Context, req provider.InstanceRequest) (bool, error) {
 	instance := req.Instance
-	queued, err := startQueued(ctx, p.stmts, instance)
+	queued, err := queries.StartQueued(ctx, p.stmts, instance)
 	if err != nil {
 		return false, classify("start queued", instance, err)
 	}

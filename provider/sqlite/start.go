@@ -144,7 +144,7 @@ func replaceHolder(ctx context.Context, tx *txn, op, instance string, h idHolder
 	tree := []string{instance}
 	if h.exists {
 		var err error
-		if tree, err = descendants(ctx, tx, instance); err != nil {
+		if tree, err = queries.InstanceTree(ctx, tx, instance); err != nil {
 			return fmt.Errorf("find descendants of %q: %w", instance, err)
 		}
 	}

@@ -82,18 +82,13 @@ func (c *statementCache) close() {
 	clear(c.prepared)
 }
 
-// queryRow runs a read outside any transaction, prepared once it has been
-// asked for (it is prepared after the next write transaction).
-func (c *statementCache) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+// QueryRowContext runs a read outside any transaction, prepared once it has
+// been asked for (it is prepared after the next write transaction).
+func (c *statementCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := c.lookup(query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return c.db.QueryRowContext(ctx, query, args...)
-}
-
-// QueryRowContext is queryRow, for generated queries (dbsqlc.DBTX).
-func (c *statementCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return c.queryRow(ctx, query, args...)
 }
 
 // errWriteOutsideTx refuses a write through the statement cache: every
@@ -110,7 +105,7 @@ func (c *statementCache) PrepareContext(ctx context.Context, query string) (*sql
 	return c.db.PrepareContext(ctx, query)
 }
 
-// QueryContext runs a read outside any transaction, prepared as queryRow is.
+// QueryContext runs a read outside any transaction, prepared as QueryRowContext is.
 func (c *statementCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := c.lookup(query); st != nil {
 		return st.QueryContext(ctx, args...)
