@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -17,9 +16,8 @@ import (
 // messages the turn consumes and locks the instance under a token of our own
 // when it is unchanged (dx_claim_cached_turns, DX008 otherwise) and acks the
 // turn under that token.
-func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
-	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) CachedTurn(ctx context.Context, workToken string, t provider.TurnCommit) ([]*provider.WorkItemLease, error) {
+	p, turn, ack, lease, activityLockTimeout := d.p, t.Cached, t.Ack, t.Lease, t.LeaseFor
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
 	if err != nil {
@@ -29,10 +27,6 @@ func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider
 	if err != nil {
 		return nil, err
 	}
-	timer := workToken == ""
-	if timer {
-		defer p.inFlight.Done(turn.Instance)
-	}
 	if err := p.checkOpen(op); err != nil {
 		return nil, err
 	}
@@ -40,7 +34,7 @@ func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider
 		incarnation: want.Incarnation, execution: want.Execution, lastEvent: want.LastEvent, queued: want.Queued}
 	acked := &turnAck{token: claim.token, enc: enc, lease: lease, leaseFor: activityLockTimeout}
 	work := commitWork{claim: claim, ack: acked}
-	if !timer {
+	if workToken != "" {
 		work.workAck = &workAck{token: workToken}
 	}
 	if err := p.commit(ctx, work); err != nil {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/commit"
 )
 
 // claimFor is how long a commit locks an instance it holds no lock on (a
@@ -13,11 +12,30 @@ import (
 // commit's transaction, so it only needs to outlast that transaction.
 const claimFor = time.Minute
 
-// Commit implements provider.Provider: the shared router picks the path.
+// Commit implements provider.Provider: the store engine picks the driver
+// operation.
 func (p *Provider) Commit(ctx context.Context, req provider.CommitRequest) (provider.Committed, error) {
-	return commit.Route(ctx, req, paths{p})
+	return p.eng.Commit(ctx, req)
 }
 
-// paths are the store's commit paths (commit.Paths), as the router calls
-// them.
-type paths struct{ p *Provider }
+// Fetch implements provider.Provider.
+func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	return p.eng.Fetch(ctx, req)
+}
+
+// FetchWorkItem implements provider.Provider.
+func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
+	return p.eng.FetchWork(ctx, req)
+}
+
+// StartInstance implements provider.Provider: dx_start_instance checks the
+// ID, replaces what holds it when the policy allows, and queues the start
+// and its events, in one transaction that no other start of the ID
+// interleaves.
+func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
+	return p.eng.StartInstance(ctx, req)
+}
+
+// driver is the store's operations (storeengine.Driver), as the engine
+// calls them.
+type driver struct{ p *Provider }

@@ -79,8 +79,7 @@ type commitRequest = group.Request[commitWork]
 func (p *Provider) commit(ctx context.Context, work commitWork) error {
 	err := p.commitShared(ctx, work)
 	if err == nil {
-		p.cacheCommitted(work)
-		p.noteTimers(work)
+		p.committed(work)
 	}
 	return err
 }

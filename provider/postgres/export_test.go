@@ -88,6 +88,6 @@ func (p *Provider) CommitSends() int64 { return p.commitSends.Load() }
 // with the look for ready work leaving out instances whose timers fall due
 // within lead.
 func (p *Provider) NoteTimer(instance string, at time.Time, lead time.Duration) {
-	p.timersDue.SetScanLead(lead)
-	p.timersDue.NoteTimer(instance, at, "")
+	p.eng.Due.SetScanLead(lead)
+	p.eng.Due.NoteTimer(instance, at, "")
 }

@@ -3,9 +3,9 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
 // knownHistory is what the history cache held of an instance when a fetch
@@ -17,7 +17,7 @@ type knownHistory struct {
 }
 
 func (p *Provider) knownHistory(instance string) knownHistory {
-	events, incarnation, execution, ok := p.hist.Latest(instance)
+	events, incarnation, execution, ok := p.eng.Hist.Latest(instance)
 	if !ok {
 		return knownHistory{}
 	}
@@ -58,49 +58,25 @@ func (k knownHistory) complete(item *provider.OrchestrationItem, after int64) {
 	item.History = append(k.events, item.History...)
 }
 
-// cacheFetched keeps a fetched turn's history for the instance's next turn.
-// Called only with what committed data showed: a fetch of its own, or a
-// commit batch once it committed.
-func (p *Provider) cacheFetched(item *provider.OrchestrationItem, incarnation int64) {
-	for _, timer := range encode.QueuedTimers(item) {
-		p.timersDue.Taken(item.Instance, timer) // no turn is built for it from the cache
-	}
-	if p.hist == nil || !item.Exists || item.DecodeError != nil {
-		if p.hist != nil {
-			p.hist.Forget(item.Instance)
-		}
-		return
-	}
-	p.hist.Store(item.Instance, incarnation, item.ExecutionID, item.History, "")
-	if len(item.History) > 0 {
-		p.hist.NoteCustomStatus(item.Instance, item.ExecutionID, item.History[len(item.History)-1].ID, item.CustomStatus)
-	}
-}
-
-// cacheCommitted updates the history cache after work committed: the events
-// its ack wrote, then the turn its fetch took (read after the ack, in the
-// same transaction).
-func (p *Provider) cacheCommitted(work commitWork) {
-	if p.hist == nil {
-		return
-	}
+// committed tells the store engine what work committed: the events its ack
+// wrote and the timers it queued (other processes' fetchers learn that
+// timers were queued), then the turns its fetches took (read after the
+// ack, in the same transaction). An ack of event 1 of execution 1 created
+// the instance, as its incarnation.
+func (p *Provider) committed(work commitWork) {
 	if a := work.ack; a != nil {
-		p.cacheAcked(a)
+		enc := a.enc
+		created := enc.ExecutionID == 1 && len(enc.Events) > 0 && enc.Events[0].ID == 1
+		if p.eng.Acked(a.res.instance, created, a.incarnation, enc, time.Now().UnixMilli()) {
+			p.announceRemote(orchestratorChannel)
+		}
 	}
 	if f := work.fetch; f != nil && f.item != nil {
-		p.cacheFetched(f.item, f.incarnation)
+		p.eng.Fetched(f.item, f.incarnation)
 	}
 	for _, f := range work.dueTimers {
 		if f.item != nil {
-			p.cacheFetched(f.item, f.incarnation)
+			p.eng.Fetched(f.item, f.incarnation)
 		}
 	}
-}
-
-// cacheAcked adds the events a committed ack wrote. An ack of event 1 of
-// execution 1 created the instance, as its incarnation.
-func (p *Provider) cacheAcked(a *turnAck) {
-	enc := a.enc
-	created := enc.ExecutionID == 1 && len(enc.Events) > 0 && enc.Events[0].ID == 1
-	p.hist.Acked(a.res.instance, created, a.incarnation, enc)
 }

@@ -82,9 +82,9 @@ func (p *Provider) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connecte
 }
 
 func (p *Provider) wakeAll() {
-	p.orchestratorWork.Notify()
-	p.workerWork.Notify()
-	p.statusChanged.Notify()
+	p.eng.OrchestratorWork.Notify()
+	p.eng.WorkerWork.Notify()
+	p.eng.StatusChanged.Notify()
 }
 
 // Reconnected implements provider.Reconnector: the listener connected (again).

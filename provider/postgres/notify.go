@@ -66,19 +66,6 @@ func (p *Provider) announceRemote(k channelKind) {
 	}
 }
 
-// noteTimers tells this provider's sleeping fetchers when the timers a
-// committed ack queued fall due (the ack woke none of them for those) and
-// which timers it cancelled, and other processes' fetchers that timers were
-// queued.
-func (p *Provider) noteTimers(work commitWork) {
-	if work.ack == nil {
-		return
-	}
-	if p.timersDue.Acked(work.ack.res.instance, work.ack.enc, time.Now().UnixMilli()) {
-		p.announceRemote(orchestratorChannel)
-	}
-}
-
 // announceStatus hands c to local watchers and queues a status NOTIFY
 // carrying it.
 func (p *Provider) announceStatus(c announcedChange) {

@@ -11,75 +11,30 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
-	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
-	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
-// Fetch implements provider.Provider.
-func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	return fetch.Route(ctx, req, p.lookups)
-}
-
-// fetchOrchestration long-polls for ready turns (a request fetch.Route
-// validated). With cached, the turns of
-// timers this provider queued and that fell due are built from the history
-// cache where it can (FetchRequest.FromCache), without a round trip.
-func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+// LockReady implements storeengine.Driver: the named instances' turns
+// first, through the commit group (fetchDue); when they gave none, a call
+// of the fetch function, which returns in the same round trip when the
+// next delayed message is due when nothing is ready.
+func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (storeengine.Ready, error) {
 	const op = "fetch orchestration items"
-	if err := p.checkOpen(op); err != nil {
-		return nil, err
-	}
-	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
-		var err error
-		var nextDue time.Time
-		items, nextDue, err = p.lockReadyInstances(ctx, max, lockTimeout, cached)
-		return len(items) > 0, nextDue, classify(op, "", err)
-	})
-	return items, err
-}
-
-// lockReadyInstances calls the fetch function. When nothing is ready it
-// returns, in the same round trip, when the next delayed message is due.
-//
-// Instances whose timers, queued by this provider's acks, fell due are
-// built from the history cache (with cached) or asked for by name
-// (fetchDue): that skips the look for ready work and reads only the history
-// the cache lacks, so timers fire about as cheaply as turns continue. The
-// look for ready work runs instead whenever work was announced since the
-// last look, or a poll interval passed (wake.ScanGate), so timers never
-// starve other work, and whenever no timer of this provider is due; it also
-// finds a timer not taken by name (another process took its turn, or the
-// store's clock is behind). It leaves out the instances of this provider's
-// cached timer turns in flight and of its timers about to fall due
-// (wake.Due.Upcoming): taking one would make a turn stale.
-func (p *Provider) lockReadyInstances(ctx context.Context, max int, lockTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, time.Time, error) {
-	owed, now := p.scanGate.Owed(), time.Now()
-	if !owed {
-		turns, byName := p.hist.DueTurns(p.timersDue.ReadyTimers(now, max), cached, &p.inFlight)
-		var items []*provider.OrchestrationItem
-		var err error
-		if len(byName) > 0 {
-			if items, err = p.fetchDue(ctx, byName, lockTimeout); err != nil && len(turns) > 0 {
-				err = nil // the timers not taken are found by a look for ready work
-			}
-		}
-		if items = append(turns, items...); err != nil || len(items) > 0 {
-			return items, time.Time{}, err
+	p := d.p
+	if len(r.Named) > 0 {
+		items, err := p.fetchDue(ctx, r.Named, r.LockFor)
+		if err != nil || len(items) > 0 {
+			return storeengine.Ready{Items: items}, classify(op, "", err)
 		}
 	}
-	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3)`, max, lockTimeout.Milliseconds(),
-		append(p.inFlight.List(), p.timersDue.Upcoming(now, owed)...))
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3)`, r.Max, r.LockFor.Milliseconds(), r.Exclude)
 	if err != nil {
-		return nil, time.Time{}, err
+		return storeengine.Ready{}, classify(op, "", err)
 	}
 	items, nextDue, err := p.readTurns(rows, nil, nil)
-	if err == nil && len(items) == 0 {
-		nextDue = p.timersDue.Earlier(nextDue)
-	}
-	return items, nextDue, err
+	return storeengine.Ready{Items: items, NextDue: nextDue}, classify(op, "", err)
 }
 
 // readTurns reads the rows of a fetch that committed on its own: the turns,
@@ -109,7 +64,7 @@ func (p *Provider) readTurns(rows pgx.Rows, named []string, known []knownHistory
 		return nil, time.Time{}, err
 	}
 	for i, item := range items {
-		p.cacheFetched(item, incarnations[i])
+		p.eng.Fetched(item, incarnations[i])
 	}
 	return items, nextDue, nil
 }
@@ -193,8 +148,8 @@ func decodeEvents(instance string, executionID int64, ids []int64, data []string
 
 // Turn commits a locked turn: in one call of
 // dx_ack_orchestration_items, shared with the acks of its commit batch.
-func (ps paths) Turn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
-	p := ps.p
+func (d driver) Turn(ctx context.Context, t provider.TurnCommit) error {
+	p, lockToken, ack := d.p, t.LockToken, t.Ack
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return encode.LockNotHeld(op, "", "empty lock token")
@@ -268,13 +223,10 @@ func (p *Provider) checkOpen(op string) error {
 	}
 }
 
-// fetchInstanceItem is Fetch of a named instance.
-func (p *Provider) fetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+// LockInstance implements storeengine.Driver.
+func (d driver) LockInstance(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "fetch instance item"
-	if err := p.checkOpen(op); err != nil {
-		return nil, err
-	}
-	p.inFlight.Done(instance) // a stale cached timer turn falls back to this
+	p := d.p
 	items, err := p.fetchNamed(ctx, []string{instance}, lockTimeout)
 	if err != nil || len(items) == 0 {
 		return nil, classify(op, instance, err)

@@ -27,9 +27,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
-	"github.com/duroxide/duroxide-go/provider/internal/histcache"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/internal/wake"
 )
 
@@ -84,24 +83,10 @@ type Provider struct {
 	pool   *pgxpool.Pool
 	schema string
 	opts   Options
-	hist   *histcache.Cache
-	// timersDue is what this provider knows of the timers its acks queued
-	// (acks queuing timers due later wake nobody): when its sleeping
-	// fetchers must wake, and which instances to fetch by name then.
-	timersDue *wake.Due
-	// inFlight are the instances whose cached timer turns were handed out
-	// and have not reported back: the look for ready work leaves them.
-	inFlight histcache.InFlight
-	// scanGate says when a fetch must look for ready work rather than take
-	// due timers by name (see lockReadyInstances).
-	scanGate *wake.ScanGate
-	// lookups are the store's ways of getting turns, as Fetch routes to them.
-	lookups fetch.Lookups
-
-	orchestratorWork *wake.Signal
-	workerWork       *wake.Signal
-	statusChanged    *wake.Signal
-	reconnected      *wake.Signal
+	// eng is the store engine this store drives: fetch and commit
+	// routing, the history cache, timer notes and wake-ups.
+	eng         *storeengine.Engine
+	reconnected *wake.Signal
 
 	notifier     *notifier
 	feed         statusFeed
@@ -164,14 +149,12 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	}
 	p := &Provider{
 		pool: pool, schema: opts.Schema, opts: opts,
-		orchestratorWork: wake.NewSignal(), workerWork: wake.NewSignal(), statusChanged: wake.NewSignal(), reconnected: wake.NewSignal(),
-		closed: make(chan struct{}), listenerDone: make(chan struct{}),
+		reconnected: wake.NewSignal(),
+		closed:      make(chan struct{}), listenerDone: make(chan struct{}),
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
-		hist: histcache.New(opts.HistoryCache), timersDue: wake.NewDue(),
 	}
+	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed})
 	p.commits.MaxBatch, p.commits.MaxLeaders = maxCommitBatch, maxCommitLeaders
-	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
-	p.lookups = fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn}
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop
 	go p.listen(lctx, cfg.ConnConfig.Copy())
@@ -212,11 +195,11 @@ func (p *Provider) channel(kind string) string { return p.schema + "_dx_" + kind
 func (p *Provider) signal(k channelKind) *wake.Signal {
 	switch k {
 	case orchestratorChannel:
-		return p.orchestratorWork
+		return p.eng.OrchestratorWork
 	case workerChannel:
-		return p.workerWork
+		return p.eng.WorkerWork
 	default:
-		return p.statusChanged
+		return p.eng.StatusChanged
 	}
 }
 

@@ -16,8 +16,8 @@ import (
 
 // TurnLeasing commits a locked turn and leases its chosen activities: the ack
 // function inserts the items asked for already leased.
-func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) TurnLeasing(ctx context.Context, t provider.TurnCommit) ([]*provider.WorkItemLease, error) {
+	p, lockToken, ack, lease, lockTimeout := d.p, t.LockToken, t.Ack, t.Lease, t.LeaseFor
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")
@@ -45,9 +45,8 @@ func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.
 // TurnNext commits a locked turn and locks the instance's next turn: the
 // ack and a fetch of its instance in one batch (one transaction); the fetch
 // finds the lock row the ack deleted gone and locks what became visible.
-func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
-	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
-	p := ps.p
+func (d driver) TurnNext(ctx context.Context, t provider.TurnCommit, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	p, instance, lockToken, ack, lease, activityLockTimeout := d.p, t.Instance, t.LockToken, t.Ack, t.Lease, t.LeaseFor
 	const op = "ack orchestration item"
 	if lockToken == "" {
 		return nil, nil, encode.LockNotHeld(op, instance, "empty lock token")
@@ -81,8 +80,8 @@ func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack pr
 // (in a group commit) locks the new instance under a token of our own, refusing
 // with DX007 when it exists, is locked or has messages queued, and acks the
 // turn under that token.
-func (ps paths) FirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) FirstTurn(ctx context.Context, t provider.TurnCommit) (bool, []*provider.WorkItemLease, error) {
+	p, instance, ack, lease, lockTimeout := d.p, t.Instance, t.Ack, t.Lease, t.LeaseFor
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -135,8 +134,8 @@ func leasesOf(res ackResult, ack provider.OrchestrationAck, lease []int) []*prov
 // ActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the fetch of its instance, in one batch (one transaction), so the
 // fetch sees the completion the ack queued.
-func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	p := ps.p
+func (d driver) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	p := d.p
 	const op = "ack work item"
 	if lockToken == "" {
 		return nil, encode.LockNotHeld(op, "", "empty lock token")

@@ -3,26 +3,20 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/commit"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
-// StartInstance implements provider.Provider: dx_start_instance checks the
-// ID, replaces what holds it when the policy allows, and queues the start
-// and its events, in one transaction that no other start of the ID
-// interleaves.
-func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
-	return commit.Start(ctx, req, p.start, p.startFetching)
-}
-
-func (p *Provider) start(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
+// Start implements storeengine.Driver: dx_start_instance checks the ID,
+// replaces what holds it when the policy allows, and queues the start and
+// its events, in one transaction that no other start of the ID interleaves.
+func (d driver) Start(ctx context.Context, req provider.StartRequest) error {
 	const op = "start"
-	enc, err := encode.EncodeStart(op, start, events, reuse)
+	p, start := d.p, req.Start
+	enc, err := encode.EncodeStart(op, start, req.Events, req.Reuse)
 	if err != nil {
 		return err
 	}
@@ -33,10 +27,11 @@ func (p *Provider) start(ctx context.Context, start provider.WorkItem, events []
 	return classify(op, start.Instance, err)
 }
 
-// startFetching queues a start and locks its first turn (eager start): the start and the
-// fetch of its instance in one batch (one transaction).
-func (p *Provider) startFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+// StartLocking implements storeengine.Driver: the start and the fetch of
+// its instance in one batch (one transaction).
+func (d driver) StartLocking(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
 	const op = "start"
+	p, start, reuse, lockTimeout := d.p, req.Start, req.Reuse, req.LockFor
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (p *Provider) watchLoop(ctx context.Context, start string, snap pgSnapshot,
 	retry := retryMin
 	var nextScan time.Time
 	for {
-		woken := p.statusChanged.C()
+		woken := p.eng.StatusChanged.C()
 		ids, announced := sub.take()
 		for _, a := range announced {
 			if a.Xid < watermark || snap.sees(a.Xid) {

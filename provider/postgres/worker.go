@@ -10,27 +10,14 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
-	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/postgres/internal/dbsqlc"
 )
 
-// FetchWorkItem implements provider.Provider.
-func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
-	lockTimeout, pollTimeout := req.LockFor, req.PollFor
-	const op = "fetch work item"
-	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
-		return nil, err
-	}
-	if err := p.checkOpen(op); err != nil {
-		return nil, err
-	}
-	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, nil, p.closed, func() (bool, time.Time, error) {
-		var err error
-		lease, err = p.lockWorkItem(ctx, lockTimeout)
-		return lease != nil, time.Time{}, classify(op, "", err)
-	})
-	return lease, err
+// LockWork implements storeengine.Driver.
+func (d driver) LockWork(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
+	lease, err := d.p.lockWorkItem(ctx, lockTimeout)
+	return lease, classify("fetch work item", "", err)
 }
 
 func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
@@ -48,22 +35,15 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 }
 
 // Activity commits an activity's result.
-func (ps paths) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
-	p := ps.p
-	return p.ackWork(ctx, lockToken, completion, nil)
+func (d driver) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	return d.p.ackWork(ctx, lockToken, completion, nil)
 }
 
-// ActivityQuietly commits an activity's result quietly: the check needs the
-// instance's incarnation, from the history cache: when the cache does not
-// hold the history the caller judged from, the ack is plain.
-func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
-	p := ps.p
-	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
-	if !ok {
-		return false, p.ackWork(ctx, lockToken, &completion, nil)
-	}
-	check := &quietCheck{incarnation: incarnation, execution: completion.ExecutionID, lastEvent: lastEvent}
-	err := p.ackWork(ctx, lockToken, &completion, check)
+// ActivityQuietly commits an activity's result quietly when the instance is
+// still as q says.
+func (d driver) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, q storeengine.QuietCheck) (bool, error) {
+	check := &quietCheck{incarnation: q.Incarnation, execution: q.Execution, lastEvent: q.LastEvent}
+	err := d.p.ackWork(ctx, lockToken, &completion, check)
 	return err == nil && check.ok, err
 }
 

@@ -4,14 +4,29 @@ import (
 	"context"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/commit"
 )
 
-// Commit implements provider.Provider: the shared router picks the path.
+// Commit implements provider.Provider: the store engine picks the driver
+// operation.
 func (p *Provider) Commit(ctx context.Context, req provider.CommitRequest) (provider.Committed, error) {
-	return commit.Route(ctx, req, paths{p})
+	return p.eng.Commit(ctx, req)
 }
 
-// paths are the store's commit paths (commit.Paths), as the router calls
-// them.
-type paths struct{ p *Provider }
+// Fetch implements provider.Provider.
+func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
+	return p.eng.Fetch(ctx, req)
+}
+
+// FetchWorkItem implements provider.Provider.
+func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
+	return p.eng.FetchWork(ctx, req)
+}
+
+// StartInstance implements provider.Provider.
+func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
+	return p.eng.StartInstance(ctx, req)
+}
+
+// driver is the store's operations (storeengine.Driver), as the engine
+// calls them.
+type driver struct{ p *Provider }

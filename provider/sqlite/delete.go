@@ -36,7 +36,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, req provider.DeleteReque
 	if err != nil {
 		return provider.DeleteResult{}, err
 	}
-	p.orchestratorWork.Notify()
+	p.eng.OrchestratorWork.Notify()
 	return total, nil
 }
 

@@ -25,7 +25,7 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.Enqu
 		return insertOrchestratorItem(ctx, tx, item, data, max(visibleAt(item, now), now+delay.Milliseconds()))
 	})
 	if err == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return err
 }
@@ -45,7 +45,7 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 		return insertOrchestratorItem(ctx, tx, item, data, now)
 	})
 	if err == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return err
 }
@@ -100,7 +100,7 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueReq
 		return insertWorkerItem(ctx, tx, item, data, nowMs()+delay.Milliseconds())
 	})
 	if err == nil {
-		p.workerWork.Notify()
+		p.eng.WorkerWork.Notify()
 	}
 	return err
 }

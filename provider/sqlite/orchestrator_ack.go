@@ -13,9 +13,8 @@ import (
 )
 
 // Turn commits a locked turn.
-func (ps paths) Turn(ctx context.Context, lockToken string, ack provider.OrchestrationAck) error {
-	p := ps.p
-	_, err := p.ackTurn(ctx, lockToken, ack, ackSteps{})
+func (d driver) Turn(ctx context.Context, t provider.TurnCommit) error {
+	_, err := d.p.ackTurn(ctx, t.LockToken, t.Ack, ackSteps{})
 	return err
 }
 
@@ -122,19 +121,18 @@ func (p *Provider) ackTurn(ctx context.Context, lockToken string, ack provider.O
 	if err != nil {
 		return nil, err
 	}
-	p.hist.Acked(instance, created, incarnation, enc)
-	p.timersDue.Acked(instance, enc, ackedAt)
+	p.eng.Acked(instance, created, incarnation, enc, ackedAt)
 	if p.loadHistories(ctx, op, next) != nil {
 		next, pending = nil, true // handed back: the turn committed, and a dispatcher takes the next one
 	}
 	if pending {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	if len(enc.WorkerItems) > leased {
-		p.workerWork.Notify()
+		p.eng.WorkerWork.Notify()
 	}
 	if statusChanged {
-		p.statusChanged.Notify()
+		p.eng.StatusChanged.Notify()
 	}
 	return next, nil
 }
@@ -403,7 +401,7 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.Ab
 		return nil
 	})
 	if err == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return err
 }

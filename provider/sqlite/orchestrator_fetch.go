@@ -9,55 +9,31 @@ import (
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/encode"
-	"github.com/duroxide/duroxide-go/provider/internal/fetch"
-	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
-// Fetch implements provider.Provider.
-func (p *Provider) Fetch(ctx context.Context, req provider.FetchRequest) ([]*provider.OrchestrationItem, error) {
-	return fetch.Route(ctx, req, p.lookups)
-}
-
-// fetchOrchestration long-polls for ready turns (a request fetch.Route
-// validated). With cached, the turns of
-// timers this provider queued and that fell due are built from the history
-// cache where it can (FetchRequest.FromCache), without a transaction.
-func (p *Provider) fetchOrchestration(ctx context.Context, max int, lockTimeout, pollTimeout time.Duration, cached bool) ([]*provider.OrchestrationItem, error) {
+// LockReady implements storeengine.Driver. Unless instances are named, a
+// read on any connection first says whether any turn is ready, so idle
+// pollers take no write lock. The histories are read after the commit
+// that locked the turns (loadHistories).
+func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (storeengine.Ready, error) {
 	const op = "fetch orchestration items"
-	var items []*provider.OrchestrationItem
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.orchestratorWork, p.timersDue, p.closed, func() (bool, time.Time, error) {
-		var due []string
-		var cachedTurns []*provider.OrchestrationItem
-		owed, now := p.scanGate.Owed(), time.Now()
-		if !owed {
-			if cachedTurns, due = p.hist.DueTurns(p.timersDue.ReadyTimers(now, max), cached, &p.inFlight); len(cachedTurns) > 0 && len(due) == 0 {
-				items = cachedTurns
-				return true, time.Time{}, nil
-			}
-		}
-		if len(due) == 0 && !p.orchestrationReady(ctx) {
-			return false, p.timersDue.Earlier(p.nextDue(ctx)), nil
-		}
-		var err error
-		items, err = p.lockReadyInstances(ctx, op, max-len(cachedTurns), lockTimeout, due, p.timersDue.Upcoming(now, owed))
-		if err == nil {
-			err = p.loadHistories(ctx, op, items...)
-		}
-		if err != nil {
-			items = nil
-			for _, turn := range cachedTurns {
-				p.inFlight.Done(turn.Instance) // not handed out: their timers stay queued for a look
-			}
-			return false, time.Time{}, err
-		}
-		if items = append(cachedTurns, items...); len(items) > 0 {
-			return true, time.Time{}, nil
-		}
-		return false, p.timersDue.Earlier(p.nextDue(ctx)), nil
-	})
-	return items, err
+	p := d.p
+	if len(r.Named) == 0 && !p.orchestrationReady(ctx) {
+		return storeengine.Ready{NextDue: p.nextDue(ctx)}, nil
+	}
+	items, err := p.lockReadyInstances(ctx, op, r)
+	if err == nil {
+		err = p.loadHistories(ctx, op, items...)
+	}
+	switch {
+	case err != nil:
+		return storeengine.Ready{}, err
+	case len(items) == 0:
+		return storeengine.Ready{NextDue: p.nextDue(ctx)}, nil
+	}
+	return storeengine.Ready{Items: items}, nil
 }
 
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
@@ -70,23 +46,18 @@ func (p *Provider) nextDue(ctx context.Context) time.Time {
 	return time.UnixMilli(due)
 }
 
-// lockReadyInstances locks up to max ready instances' turns. The instances
-// in due, whose timers queued by this provider's acks fell due, are tried by
+// lockReadyInstances locks up to r.Max ready instances' turns in one write
+// transaction. The instances r names, whose timers fell due, are tried by
 // name (their histories are mostly cached); the scan for ready work fills
-// the rest, and finds a timer not taken that way (another process took its
-// turn). The fetch takes timers by name or from the cache (histcache.Cache.DueTurns)
-// only while no look for other work is owed: the scan alone runs whenever
-// work was announced since the last scan, or a poll interval passed
-// (wake.ScanGate), so timers never starve other work. The scan leaves out
-// the instances of this provider's cached timer turns in flight and of its
-// timers about to fall due (upcoming, wake.Due.Upcoming): taking one would
-// make a turn stale.
-func (p *Provider) lockReadyInstances(ctx context.Context, op string, max int, lockTimeout time.Duration, due, upcoming []string) ([]*provider.OrchestrationItem, error) {
+// the rest, leaving out r.Exclude, and finds a timer not taken that way
+// (another process took its turn).
+func (p *Provider) lockReadyInstances(ctx context.Context, op string, r storeengine.ReadyParams) ([]*provider.OrchestrationItem, error) {
 	var items []*provider.OrchestrationItem
+	max, lockTimeout, due := r.Max, r.LockFor, r.Named
 	if max < 1 {
 		return nil, nil
 	}
-	exclude, err := json.Marshal(append(p.inFlight.List(), upcoming...))
+	exclude, err := json.Marshal(r.Exclude)
 	if err != nil {
 		return nil, fmt.Errorf("list cached turns in flight: %w", err)
 	}
@@ -260,9 +231,7 @@ func (p *Provider) loadHistories(ctx context.Context, op string, items ...*provi
 		if item == nil {
 			continue
 		}
-		for _, timer := range encode.QueuedTimers(item) {
-			p.timersDue.Taken(item.Instance, timer) // no turn is built for it from the cache
-		}
+		p.eng.TimersTaken(item)
 		if !item.Exists {
 			continue
 		}
@@ -382,10 +351,10 @@ func readHistoryFrom(ctx context.Context, q querier, instance string, executionI
 	return read, nil
 }
 
-// fetchInstanceItem is Fetch of a named instance.
-func (p *Provider) fetchInstanceItem(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+// LockInstance implements storeengine.Driver.
+func (d driver) LockInstance(ctx context.Context, instance string, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
 	const op = "fetch instance item"
-	p.inFlight.Done(instance) // a stale cached timer turn falls back to this
+	p := d.p
 	var item *provider.OrchestrationItem
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()

@@ -75,8 +75,8 @@ func TestLookLeavesOutInstancesOfTimersAboutToFallDue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.timersDue.SetScanLead(2 * time.Hour)
-	p.timersDue.NoteTimer("a", time.Now().Add(time.Hour), "")
+	p.eng.Due.SetScanLead(2 * time.Hour)
+	p.eng.Due.NoteTimer("a", time.Now().Add(time.Hour), "")
 	for _, want := range []int{1, 0} {
 		items, err := p.Fetch(ctx, provider.FetchRequest{Max: 10, LockFor: time.Minute, PollFor: 50 * time.Millisecond})
 		if err != nil {

@@ -15,8 +15,8 @@ import (
 
 // TurnLeasing commits a locked turn and leases its chosen activities: the turn's
 // worker items are leased in the transaction that inserts them.
-func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) TurnLeasing(ctx context.Context, t provider.TurnCommit) ([]*provider.WorkItemLease, error) {
+	p, lockToken, ack, lease, lockTimeout := d.p, t.LockToken, t.Ack, t.Lease, t.LeaseFor
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, lockTimeout); err != nil {
 		return nil, err
@@ -32,9 +32,8 @@ func (ps paths) TurnLeasing(ctx context.Context, lockToken string, ack provider.
 // TurnNext commits a locked turn and locks the instance's next turn: once
 // the turn's lock is released, its transaction locks the instance again when
 // a message of it is visible.
-func (ps paths) TurnNext(ctx context.Context, instance, lockToken string, ack provider.OrchestrationAck,
-	lease []int, activityLockTimeout, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
-	p := ps.p
+func (d driver) TurnNext(ctx context.Context, t provider.TurnCommit, lockTimeout time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
+	p, instance, lockToken, ack, lease, activityLockTimeout := d.p, t.Instance, t.LockToken, t.Ack, t.Lease, t.LeaseFor
 	const op = "ack orchestration item"
 	if err := encode.CheckLeasing(op, ack, lease, activityLockTimeout, lockTimeout); err != nil {
 		return nil, nil, err
@@ -88,8 +87,8 @@ func leaseAll(ctx context.Context, ack provider.OrchestrationAck, lease []int, l
 // FirstTurn commits a new instance's first turn (direct start): the transaction
 // locks the new instance under a token of our own, refusing when it exists,
 // is locked or has messages queued, and acks the turn under that token.
-func (ps paths) FirstTurn(ctx context.Context, instance string, ack provider.OrchestrationAck, lease []int, lockTimeout time.Duration) (bool, []*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) FirstTurn(ctx context.Context, t provider.TurnCommit) (bool, []*provider.WorkItemLease, error) {
+	p, instance, ack, lease, lockTimeout := d.p, t.Instance, t.Ack, t.Lease, t.LeaseFor
 	const op = "commit first turn"
 	if err := encode.CheckFirstTurn(op, instance, ack, lease, lockTimeout); err != nil {
 		return false, nil, err
@@ -159,8 +158,8 @@ func leaseInserted(ctx context.Context, tx *txn, w provider.WorkItem, now, locke
 
 // ActivityNext commits an activity's result and locks its instance's turn: the activity's
 // ack and the lock of its instance in one write transaction.
-func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
-	p := ps.p
+func (d driver) ActivityNext(ctx context.Context, lockToken string, completion provider.WorkItem, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+	p := d.p
 	const op = "ack work item"
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
@@ -178,7 +177,7 @@ func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion p
 		item = nil // handed back: the ack committed, and a dispatcher takes the turn
 	}
 	if item == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return item, nil
 }
@@ -187,16 +186,12 @@ func (ps paths) ActivityNext(ctx context.Context, lockToken string, completion p
 // transaction deletes the activity's item (or the timer's message), locks
 // the instance under a token of our own when it is unchanged, and acks the
 // turn under that token.
-func (ps paths) CachedTurn(ctx context.Context, workToken string, turn *provider.OrchestrationItem, ack provider.OrchestrationAck,
-	lease []int, activityLockTimeout time.Duration) ([]*provider.WorkItemLease, error) {
-	p := ps.p
+func (d driver) CachedTurn(ctx context.Context, workToken string, t provider.TurnCommit) ([]*provider.WorkItemLease, error) {
+	p, turn, ack, lease, activityLockTimeout := d.p, t.Cached, t.Ack, t.Lease, t.LeaseFor
 	const op = "commit cached turn"
 	want, err := histcache.CheckCommit(op, workToken, turn, ack, lease, activityLockTimeout)
 	if err != nil {
 		return nil, err
-	}
-	if workToken == "" {
-		defer p.inFlight.Done(turn.Instance)
 	}
 	claim := func(tx *txn, now int64) error {
 		if err := consumeMessages(ctx, tx, op, turn.Instance, workToken, want.Queued, now); err != nil {

@@ -24,10 +24,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/fetch"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
-	"github.com/duroxide/duroxide-go/provider/internal/histcache"
-	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 
 	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -68,7 +66,6 @@ func (o Options) withDefaults() Options {
 type Provider struct {
 	db    *sql.DB
 	stmts *statementCache
-	hist  *histcache.Cache
 	opts  Options
 	path  string
 
@@ -79,21 +76,9 @@ type Provider struct {
 	writes  *group.Group[writeWork]
 	batches atomic.Int64 // write transactions run (a batch each), for tests
 
-	orchestratorWork *wake.Signal
-	// timersDue is what this provider knows of the timers its acks queued
-	// (acks queuing timers due later wake nobody): when its sleeping
-	// fetchers must wake, and which instances to fetch by name then.
-	timersDue *wake.Due
-	// inFlight are the instances whose cached timer turns were handed out
-	// and have not reported back: the scan for ready work leaves them.
-	inFlight histcache.InFlight
-	// scanGate says when a fetch must scan for ready work rather than take
-	// due timers by name (see lockReadyInstances).
-	scanGate *wake.ScanGate
-	// lookups are the store's ways of getting turns, as Fetch routes to them.
-	lookups       fetch.Lookups
-	workerWork    *wake.Signal
-	statusChanged *wake.Signal
+	// eng is the store engine this store drives: fetch and commit
+	// routing, the history cache, timer notes and wake-ups.
+	eng *storeengine.Engine
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -168,20 +153,14 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
 	}
 	p := &Provider{
-		db:               db,
-		stmts:            newStatementCache(db),
-		hist:             histcache.New(opts.HistoryCache),
-		opts:             opts,
-		path:             path,
-		writes:           newWriteQueue(),
-		orchestratorWork: wake.NewSignal(),
-		timersDue:        wake.NewDue(),
-		workerWork:       wake.NewSignal(),
-		statusChanged:    wake.NewSignal(),
-		closed:           make(chan struct{}),
+		db:     db,
+		stmts:  newStatementCache(db),
+		opts:   opts,
+		path:   path,
+		writes: newWriteQueue(),
+		closed: make(chan struct{}),
 	}
-	p.scanGate = wake.NewScanGate(p.orchestratorWork, opts.PollInterval)
-	p.lookups = fetch.Lookups{Ready: p.fetchOrchestration, Named: p.fetchInstanceItem, Cached: p.hist.CachedTurn}
+	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed})
 	return p, nil
 }
 

@@ -6,37 +6,33 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
-	"github.com/duroxide/duroxide-go/provider/internal/commit"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 )
 
-// StartInstance implements provider.Provider: the check of the ID, any
+// Start implements storeengine.Driver: the check of the ID, any
 // replacement and the enqueue share one write transaction, and writers take
 // turns, so no other start of the ID interleaves.
-func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
-	return commit.Start(ctx, req, p.start, p.startFetching)
-}
-
-func (p *Provider) start(ctx context.Context, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) error {
+func (d driver) Start(ctx context.Context, req provider.StartRequest) error {
 	const op = "start"
-	enc, err := encode.EncodeStart(op, start, events, reuse)
+	p, start := d.p, req.Start
+	enc, err := encode.EncodeStart(op, start, req.Events, req.Reuse)
 	if err != nil {
 		return err
 	}
 	err = p.writeTx(ctx, op, func(tx *txn) error { return admitStart(ctx, tx, op, start, enc) })
 	if err == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return err
 }
 
-// startFetching queues a start and locks its first turn (eager start): the start and the
-// lock of its instance in one write transaction.
-func (p *Provider) startFetching(ctx context.Context, start provider.WorkItem, reuse provider.IDReusePolicy, lockTimeout time.Duration) (*provider.OrchestrationItem, error) {
+// StartLocking implements storeengine.Driver: the start and the lock of
+// its instance in one write transaction.
+func (d driver) StartLocking(ctx context.Context, req provider.StartRequest) (*provider.OrchestrationItem, error) {
 	const op = "start"
+	p, start, reuse, lockTimeout := d.p, req.Start, req.Reuse, req.LockFor
 	if err := encode.CheckTimeouts(op, lockTimeout, 0); err != nil {
 		return nil, err
 	}
@@ -60,7 +56,7 @@ func (p *Provider) startFetching(ctx context.Context, start provider.WorkItem, r
 		turn = nil // handed back: the start is queued, and a dispatcher takes the turn
 	}
 	if turn == nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return turn, nil
 }

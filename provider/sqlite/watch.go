@@ -30,7 +30,7 @@ func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, err
 func (p *Provider) watchLoop(ctx context.Context, last int64, out chan<- provider.StatusChange) {
 	defer close(out)
 	for {
-		woken := p.statusChanged.C()
+		woken := p.eng.StatusChanged.C()
 		changes, err := p.changesAfter(ctx, last)
 		// A failed read is retried at the next wake-up; the sequence makes it lossless.
 		if err == nil {

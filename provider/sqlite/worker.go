@@ -9,27 +9,17 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
-	"github.com/duroxide/duroxide-go/provider/internal/wake"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
-// FetchWorkItem implements provider.Provider.
-func (p *Provider) FetchWorkItem(ctx context.Context, req provider.FetchWorkRequest) (*provider.WorkItemLease, error) {
-	lockTimeout, pollTimeout := req.LockFor, req.PollFor
-	const op = "fetch work item"
-	if err := encode.CheckTimeouts(op, lockTimeout, pollTimeout); err != nil {
-		return nil, err
+// LockWork implements storeengine.Driver: a read on any connection first
+// says whether any activity is ready, so idle pollers take no write lock.
+func (d driver) LockWork(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
+	if !d.p.workReady(ctx) {
+		return nil, nil
 	}
-	var lease *provider.WorkItemLease
-	err := wake.Poll(ctx, pollTimeout, p.opts.PollInterval, p.workerWork, nil, p.closed, func() (bool, time.Time, error) {
-		if !p.workReady(ctx) {
-			return false, time.Time{}, nil
-		}
-		var err error
-		lease, err = p.lockWorkItem(ctx, op, lockTimeout)
-		return lease != nil, time.Time{}, err
-	})
-	return lease, err
+	return d.p.lockWorkItem(ctx, "fetch work item", lockTimeout)
 }
 
 func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
@@ -85,30 +75,25 @@ func executionState(ctx context.Context, db dbsqlc.DBTX, instance string, execut
 }
 
 // Activity commits an activity's result.
-func (ps paths) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
-	p := ps.p
+func (d driver) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
+	p := d.p
 	err := p.ackWork(ctx, lockToken, completion, nil)
 	if err == nil && completion != nil {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return err
 }
 
-// ActivityQuietly commits an activity's result quietly: the check needs the
-// instance's incarnation, from the history cache: when the cache does not
-// hold the history the caller judged from, the ack is plain. Writes are
-// serialised, so the check sees every turn committed before it, and a turn
-// locked after it finds the completion queued.
-func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, lastEvent int64) (bool, error) {
-	p := ps.p
-	incarnation, ok := p.hist.Holds(completion.Instance, completion.ExecutionID, lastEvent)
-	if !ok {
-		return false, ps.Activity(ctx, lockToken, &completion)
-	}
+// ActivityQuietly commits an activity's result quietly when the instance is
+// still as q says. Writes are serialised, so the check sees every turn
+// committed before it, and a turn locked after it finds the completion
+// queued.
+func (d driver) ActivityQuietly(ctx context.Context, lockToken string, completion provider.WorkItem, q storeengine.QuietCheck) (bool, error) {
+	p := d.p
 	quiet := false
 	err := p.ackWork(ctx, lockToken, &completion, func(tx *txn, now int64) error {
-		found, err := queries.WorkItemQuietCheck(ctx, tx, dbsqlc.WorkItemQuietCheckParams{Incarnation: incarnation,
-			ExecutionID: completion.ExecutionID, LastEvent: lastEvent, Now: now, InstanceID: completion.Instance})
+		found, err := queries.WorkItemQuietCheck(ctx, tx, dbsqlc.WorkItemQuietCheckParams{Incarnation: q.Incarnation,
+			ExecutionID: q.Execution, LastEvent: q.LastEvent, Now: now, InstanceID: completion.Instance})
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // the instance is gone: nothing to be quiet for
 		}
@@ -116,7 +101,7 @@ func (ps paths) ActivityQuietly(ctx context.Context, lockToken string, completio
 		return err
 	})
 	if err == nil && !quiet {
-		p.orchestratorWork.Notify()
+		p.eng.OrchestratorWork.Notify()
 	}
 	return quiet, err
 }
@@ -177,7 +162,7 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequ
 		return nil
 	})
 	if err == nil {
-		p.workerWork.Notify()
+		p.eng.WorkerWork.Notify()
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package commit
+package storeengine
 
 import (
 	"context"
@@ -9,50 +9,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// recorder is a store's paths that record which one a request took.
-type recorder struct{ took string }
-
-func (r *recorder) Turn(context.Context, string, provider.OrchestrationAck) error {
-	r.took = "Turn"
-	return nil
-}
-
-func (r *recorder) TurnLeasing(context.Context, string, provider.OrchestrationAck, []int, time.Duration) ([]*provider.WorkItemLease, error) {
-	r.took = "TurnLeasing"
-	return nil, nil
-}
-
-func (r *recorder) TurnNext(context.Context, string, string, provider.OrchestrationAck, []int, time.Duration, time.Duration) ([]*provider.WorkItemLease, *provider.OrchestrationItem, error) {
-	r.took = "TurnNext"
-	return nil, &provider.OrchestrationItem{}, nil
-}
-
-func (r *recorder) FirstTurn(context.Context, string, provider.OrchestrationAck, []int, time.Duration) (bool, []*provider.WorkItemLease, error) {
-	r.took = "FirstTurn"
-	return true, nil, nil
-}
-
-func (r *recorder) CachedTurn(_ context.Context, workToken string, _ *provider.OrchestrationItem, _ provider.OrchestrationAck, _ []int, _ time.Duration) ([]*provider.WorkItemLease, error) {
-	r.took = "CachedTurn(" + workToken + ")"
-	return nil, nil
-}
-
-func (r *recorder) Activity(context.Context, string, *provider.WorkItem) error {
-	r.took = "Activity"
-	return nil
-}
-
-func (r *recorder) ActivityQuietly(context.Context, string, provider.WorkItem, int64) (bool, error) {
-	r.took = "ActivityQuietly"
-	return true, nil
-}
-
-func (r *recorder) ActivityNext(context.Context, string, provider.WorkItem, time.Duration) (*provider.OrchestrationItem, error) {
-	r.took = "ActivityNext"
-	return &provider.OrchestrationItem{}, nil
-}
-
-func TestRoute(t *testing.T) {
+func TestCommitRoutes(t *testing.T) {
 	result := &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "a"}
 	locked := func(lease ...int) *provider.TurnCommit {
 		return &provider.TurnCommit{Hold: provider.TurnLocked, Instance: "a", LockToken: "t", Lease: lease, LeaseFor: time.Minute}
@@ -71,7 +28,8 @@ func TestRoute(t *testing.T) {
 		{"cached timers", provider.CommitRequest{Turn: cached}, "CachedTurn()"},
 		{"result", provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w", Result: result}}, "Activity"},
 		{"removal", provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w"}}, "Activity"},
-		{"quiet", provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w", Result: result, QuietAfter: 3}}, "ActivityQuietly"},
+		// Quiet only with the history cached (TestQuietNeedsTheCachedHistory).
+		{"quiet, uncached", provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w", Result: result, QuietAfter: 3}}, "Activity"},
 		{"result, next", provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w", Result: result}, LockNextFor: time.Minute}, "ActivityNext"},
 
 		{"nothing", provider.CommitRequest{}, "invalid"},
@@ -92,7 +50,7 @@ func TestRoute(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recorder{}
-			c, err := Route(context.Background(), tc.req, r)
+			c, err := New(r, Config{}).Commit(context.Background(), tc.req)
 			if tc.want == "invalid" {
 				if !errors.Is(err, provider.ErrInvalidArgument) || r.took != "" {
 					t.Fatalf("got %v, took %q; want ErrInvalidArgument and no path", err, r.took)
@@ -111,36 +69,49 @@ func TestRoute(t *testing.T) {
 				if !c.Created {
 					t.Error("Created not reported")
 				}
-			case "ActivityQuietly":
-				if !c.Quiet {
-					t.Error("Quiet not reported")
-				}
 			}
 		})
 	}
 }
 
-func TestStart(t *testing.T) {
-	var took string
-	queue := func(context.Context, provider.WorkItem, []provider.WorkItem, provider.IDReusePolicy) error {
-		took = "queue"
-		return nil
-	}
-	locking := func(context.Context, provider.WorkItem, provider.IDReusePolicy, time.Duration) (*provider.OrchestrationItem, error) {
-		took = "locking"
-		return nil, nil
-	}
+func TestStartRoutes(t *testing.T) {
+	r := &recorder{}
+	e := New(r, Config{})
 	ctx := context.Background()
 	start := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: "a"}
 	events := []provider.WorkItem{{Kind: provider.WorkExternalRaised, Instance: "a"}}
-	if _, err := Start(ctx, provider.StartRequest{Start: start, Events: events}, queue, locking); err != nil || took != "queue" {
-		t.Errorf("plain start took %q: %v", took, err)
+	if _, err := e.StartInstance(ctx, provider.StartRequest{Start: start, Events: events}); err != nil || r.took != "Start" {
+		t.Errorf("plain start took %q: %v", r.took, err)
 	}
-	if _, err := Start(ctx, provider.StartRequest{Start: start, LockFor: time.Minute}, queue, locking); err != nil || took != "locking" {
-		t.Errorf("eager start took %q: %v", took, err)
+	if _, err := e.StartInstance(ctx, provider.StartRequest{Start: start, LockFor: time.Minute}); err != nil || r.took != "StartLocking" {
+		t.Errorf("eager start took %q: %v", r.took, err)
 	}
-	took = ""
-	if _, err := Start(ctx, provider.StartRequest{Start: start, Events: events, LockFor: time.Minute}, queue, locking); !errors.Is(err, provider.ErrInvalidArgument) || took != "" {
-		t.Errorf("eager start with events: %v (took %q), want ErrInvalidArgument", err, took)
+	r.took = ""
+	if _, err := e.StartInstance(ctx, provider.StartRequest{Start: start, Events: events, LockFor: time.Minute}); !errors.Is(err, provider.ErrInvalidArgument) || r.took != "" {
+		t.Errorf("eager start with events: %v (took %q), want ErrInvalidArgument", err, r.took)
+	}
+}
+
+// A quiet result goes to the driver's quiet check only when the cache holds
+// the history the caller judged from, with the cached incarnation.
+func TestQuietNeedsTheCachedHistory(t *testing.T) {
+	r := &recorder{}
+	e := New(r, Config{})
+	result := &provider.WorkItem{Kind: provider.WorkActivityCompleted, Instance: "a", ExecutionID: 1}
+	quiet := provider.CommitRequest{Activity: &provider.ActivityResult{LockToken: "w", Result: result, QuietAfter: 2}}
+	ctx := context.Background()
+	if c, err := e.Commit(ctx, quiet); err != nil || r.took != "Activity" || c.Quiet {
+		t.Fatalf("uncached: took %q, quiet %v, %v; want a plain Activity", r.took, c.Quiet, err)
+	}
+	e.Hist.Store("a", 7, 1, []provider.Event{{ID: 1}, {ID: 2}}, "")
+	if c, err := e.Commit(ctx, quiet); err != nil || r.took != "ActivityQuietly" || !c.Quiet {
+		t.Fatalf("cached: took %q, quiet %v, %v; want ActivityQuietly", r.took, c.Quiet, err)
+	}
+	if want := (QuietCheck{Incarnation: 7, Execution: 1, LastEvent: 2}); r.quiet != want {
+		t.Errorf("quiet check %+v, want %+v", r.quiet, want)
+	}
+	quiet.Activity.QuietAfter = 1 // the history moved on since the caller judged
+	if _, err := e.Commit(ctx, quiet); err != nil || r.took != "Activity" {
+		t.Errorf("moved on: took %q, %v; want a plain Activity", r.took, err)
 	}
 }
