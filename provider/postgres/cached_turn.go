@@ -27,7 +27,7 @@ func (d driver) CachedTurn(ctx context.Context, workToken string, t provider.Tur
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	claim := &cachedClaim{instance: turn.Instance, token: uuid.NewString(), lockMs: claimFor.Milliseconds(),

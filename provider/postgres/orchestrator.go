@@ -158,7 +158,7 @@ func (d driver) Turn(ctx context.Context, t provider.TurnCommit) error {
 	if err != nil {
 		return err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return err
 	}
 	turn := &turnAck{token: lockToken, enc: enc, incarnation: histcache.NewIncarnation()}
@@ -212,15 +212,6 @@ func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.
 	}
 	err := queries.OrchestratorLockRenew(ctx, p.pool, dbsqlc.OrchestratorLockRenewParams{LockToken: lockToken, ExtendMs: extendFor.Milliseconds()})
 	return classify(op, "", err)
-}
-
-func (p *Provider) checkOpen(op string) error {
-	select {
-	case <-p.closed:
-		return provider.Permanent(op, "", provider.ErrClosed)
-	default:
-		return nil
-	}
 }
 
 // LockInstance implements storeengine.Driver.

@@ -29,7 +29,7 @@ func (d driver) TurnLeasing(ctx context.Context, t provider.TurnCommit) ([]*prov
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: lockTimeout, incarnation: histcache.NewIncarnation()}
@@ -58,7 +58,7 @@ func (d driver) TurnNext(ctx context.Context, t provider.TurnCommit, lockTimeout
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, nil, err
 	}
 	turn := &turnAck{token: lockToken, enc: enc, lease: lease, leaseFor: activityLockTimeout, incarnation: histcache.NewIncarnation()}
@@ -90,7 +90,7 @@ func (d driver) FirstTurn(ctx context.Context, t provider.TurnCommit) (bool, []*
 	if err != nil {
 		return false, nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return false, nil, err
 	}
 	token := uuid.NewString()
@@ -147,7 +147,7 @@ func (d driver) ActivityNext(ctx context.Context, lockToken string, completion p
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	item, err := p.sendContinuing(ctx, commitWork{

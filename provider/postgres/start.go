@@ -39,7 +39,7 @@ func (d driver) StartLocking(ctx context.Context, req provider.StartRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	turn, err := p.sendContinuing(ctx, commitWork{

@@ -23,7 +23,7 @@ import (
 // not after every announcement (under load that doubled each report's reads).
 func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
 	const op = "watch"
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	snapshot, err := queries.WatchSnapshot(ctx, p.pool)

@@ -199,15 +199,6 @@ const nativeBusyTimeout = 100 * time.Millisecond
 // maxIdleConns is how many connections a file store keeps open between uses.
 const maxIdleConns = 16
 
-func (p *Provider) checkOpen(op string) error {
-	select {
-	case <-p.closed:
-		return provider.Permanent(op, "", provider.ErrClosed)
-	default:
-		return nil
-	}
-}
-
 // classify wraps err as a provider error unless it already is one (nil stays
 // nil). SQLite busy and locked conditions, and cancelled contexts, are
 // retryable.

@@ -15,7 +15,7 @@ import (
 // wake it at once, changes from other processes within PollInterval.
 func (p *Provider) Watch(ctx context.Context) (<-chan provider.StatusChange, error) {
 	const op = "watch"
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return nil, err
 	}
 	last, err := queries.StatusSeqRead(ctx, p.stmts)

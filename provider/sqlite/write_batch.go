@@ -44,7 +44,7 @@ func newWriteQueue() *group.Group[writeWork] {
 // callers' work. While another process holds the write lock the whole
 // transaction is retried, so fn must not keep state from a previous try.
 func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) error) error {
-	if err := p.checkOpen(op); err != nil {
+	if err := p.eng.CheckOpen(op); err != nil {
 		return err
 	}
 	err := p.writes.Run(group.NewRequest(ctx, writeWork{op: op, fn: fn}), p.sendWrites)
