@@ -181,37 +181,21 @@ func (p *Provider) announceAck(res ackResult, workerItems bool) {
 	}
 }
 
-// AbandonOrchestrationItem implements provider.Provider.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.AbandonRequest) error {
-	lockToken, delay, ignoreAttempt, cause := req.LockToken, req.Delay, req.IgnoreAttempt, req.Cause
-	const op = "abandon orchestration item"
-	if lockToken == "" {
-		return encode.LockNotHeld(op, "", "empty lock token")
-	}
-	if delay < 0 {
-		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
-	}
-	lastError, err := encode.Cause(op, cause)
-	if err != nil {
-		return err
-	}
-	err = queries.OrchestratorItemAbandon(ctx, p.pool, dbsqlc.OrchestratorItemAbandonParams{LockToken: lockToken,
-		DelayMs: delay.Milliseconds(), IgnoreAttempt: ignoreAttempt, LastError: lastError})
-	if err == nil && delay == 0 {
+// AbandonTurn implements storeengine.Driver.
+func (d driver) AbandonTurn(ctx context.Context, a storeengine.AbandonParams) error {
+	p := d.p
+	err := queries.OrchestratorItemAbandon(ctx, p.pool, dbsqlc.OrchestratorItemAbandonParams{LockToken: a.LockToken,
+		DelayMs: a.Delay.Milliseconds(), IgnoreAttempt: a.IgnoreAttempt, LastError: a.LastError})
+	if err == nil && a.Delay == 0 {
 		p.announce(orchestratorChannel)
 	}
-	return classify(op, "", err)
+	return classify("abandon orchestration item", "", err)
 }
 
-// RenewOrchestrationItemLock implements provider.Provider.
-func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.RenewRequest) error {
-	lockToken, extendFor := req.LockToken, req.ExtendFor
-	const op = "renew orchestration lock"
-	if extendFor <= 0 {
-		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
-	}
-	err := queries.OrchestratorLockRenew(ctx, p.pool, dbsqlc.OrchestratorLockRenewParams{LockToken: lockToken, ExtendMs: extendFor.Milliseconds()})
-	return classify(op, "", err)
+// RenewTurn implements storeengine.Driver.
+func (d driver) RenewTurn(ctx context.Context, req provider.RenewRequest) error {
+	err := queries.OrchestratorLockRenew(ctx, d.p.pool, dbsqlc.OrchestratorLockRenewParams{LockToken: req.LockToken, ExtendMs: req.ExtendFor.Milliseconds()})
+	return classify("renew orchestration lock", "", err)
 }
 
 // LockInstance implements storeengine.Driver.

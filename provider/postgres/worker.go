@@ -69,30 +69,21 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 	return classify(op, "", err)
 }
 
-// AbandonWorkItem implements provider.Provider.
-func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequest) error {
-	lockToken, delay, ignoreAttempt := req.LockToken, req.Delay, req.IgnoreAttempt
-	const op = "abandon work item"
-	if delay < 0 {
-		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
-	}
-	err := queries.WorkItemAbandon(ctx, p.pool, dbsqlc.WorkItemAbandonParams{LockToken: lockToken, DelayMs: delay.Milliseconds(), IgnoreAttempt: ignoreAttempt})
-	if err == nil && delay == 0 {
+// AbandonWork implements storeengine.Driver.
+func (d driver) AbandonWork(ctx context.Context, a storeengine.AbandonParams) error {
+	p := d.p
+	err := queries.WorkItemAbandon(ctx, p.pool, dbsqlc.WorkItemAbandonParams{LockToken: a.LockToken, DelayMs: a.Delay.Milliseconds(), IgnoreAttempt: a.IgnoreAttempt})
+	if err == nil && a.Delay == 0 {
 		p.announce(workerChannel)
 	}
-	return classify(op, "", err)
+	return classify("abandon work item", "", err)
 }
 
-// RenewWorkItemLock implements provider.Provider.
-func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
-	lockToken, extendFor := req.LockToken, req.ExtendFor
-	const op = "renew work item lock"
-	if extendFor <= 0 {
-		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
-	}
-	state, err := queries.WorkItemRenew(ctx, p.pool, dbsqlc.WorkItemRenewParams{LockToken: lockToken, ExtendMs: extendFor.Milliseconds()})
+// RenewWork implements storeengine.Driver.
+func (d driver) RenewWork(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
+	state, err := queries.WorkItemRenew(ctx, d.p.pool, dbsqlc.WorkItemRenewParams{LockToken: req.LockToken, ExtendMs: req.ExtendFor.Milliseconds()})
 	if err != nil {
-		return "", classify(op, "", err)
+		return "", classify("renew work item lock", "", err)
 	}
 	return provider.ExecutionState(state), nil
 }

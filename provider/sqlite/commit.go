@@ -27,6 +27,26 @@ func (p *Provider) StartInstance(ctx context.Context, req provider.StartRequest)
 	return p.eng.StartInstance(ctx, req)
 }
 
+// AbandonOrchestrationItem implements provider.Provider.
+func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.AbandonRequest) error {
+	return p.eng.AbandonTurn(ctx, req)
+}
+
+// RenewOrchestrationItemLock implements provider.Provider.
+func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.RenewRequest) error {
+	return p.eng.RenewTurn(ctx, req)
+}
+
+// AbandonWorkItem implements provider.Provider.
+func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequest) error {
+	return p.eng.AbandonWork(ctx, req)
+}
+
+// RenewWorkItemLock implements provider.Provider.
+func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
+	return p.eng.RenewWork(ctx, req)
+}
+
 // driver is the store's operations (storeengine.Driver), as the engine
 // calls them.
 type driver struct{ p *Provider }

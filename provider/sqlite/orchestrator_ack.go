@@ -9,6 +9,7 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
 	"github.com/duroxide/duroxide-go/provider/internal/histcache"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
@@ -358,23 +359,13 @@ func releaseLock(ctx context.Context, tx *txn, token string) error {
 	return nil
 }
 
-// AbandonOrchestrationItem implements provider.Provider. With a delay the lock
+// AbandonTurn implements storeengine.Driver. With a delay the lock
 // row stays, under a token nobody holds, until the delay passes: the instance
 // keeps its message order and nobody fetches it early.
-func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.AbandonRequest) error {
-	lockToken, delay, ignoreAttempt, cause := req.LockToken, req.Delay, req.IgnoreAttempt, req.Cause
+func (d driver) AbandonTurn(ctx context.Context, a storeengine.AbandonParams) error {
 	const op = "abandon orchestration item"
-	if lockToken == "" {
-		return encode.LockNotHeld(op, "", "empty lock token")
-	}
-	if delay < 0 {
-		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
-	}
-	lastError, err := encode.Cause(op, cause)
-	if err != nil {
-		return err
-	}
-	err = p.writeTx(ctx, op, func(tx *txn) error {
+	p, lockToken, delay, ignoreAttempt, lastError := d.p, a.LockToken, a.Delay, a.IgnoreAttempt, a.LastError
+	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		if _, err := heldInstance(ctx, tx, op, lockToken, now); err != nil {
 			return err
@@ -406,13 +397,10 @@ func (p *Provider) AbandonOrchestrationItem(ctx context.Context, req provider.Ab
 	return err
 }
 
-// RenewOrchestrationItemLock implements provider.Provider.
-func (p *Provider) RenewOrchestrationItemLock(ctx context.Context, req provider.RenewRequest) error {
-	lockToken, extendFor := req.LockToken, req.ExtendFor
+// RenewTurn implements storeengine.Driver.
+func (d driver) RenewTurn(ctx context.Context, req provider.RenewRequest) error {
 	const op = "renew orchestration lock"
-	if extendFor <= 0 {
-		return encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
-	}
+	p, lockToken, extendFor := d.p, req.LockToken, req.ExtendFor
 	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		n, err := queries.InstanceLockRenew(ctx, tx, dbsqlc.InstanceLockRenewParams{LockedUntil: now + extendFor.Milliseconds(),

@@ -142,13 +142,10 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 	})
 }
 
-// AbandonWorkItem implements provider.Provider.
-func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequest) error {
-	lockToken, delay, ignoreAttempt := req.LockToken, req.Delay, req.IgnoreAttempt
+// AbandonWork implements storeengine.Driver.
+func (d driver) AbandonWork(ctx context.Context, a storeengine.AbandonParams) error {
 	const op = "abandon work item"
-	if delay < 0 {
-		return encode.Invalid(op, "", "delay must not be negative, got %v", delay)
-	}
+	p, lockToken, delay, ignoreAttempt := d.p, a.LockToken, a.Delay, a.IgnoreAttempt
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
 		n, err := queries.WorkItemAbandon(ctx, tx, dbsqlc.WorkItemAbandonParams{VisibleAt: now + delay.Milliseconds(),
@@ -167,13 +164,10 @@ func (p *Provider) AbandonWorkItem(ctx context.Context, req provider.AbandonRequ
 	return err
 }
 
-// RenewWorkItemLock implements provider.Provider.
-func (p *Provider) RenewWorkItemLock(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
-	lockToken, extendFor := req.LockToken, req.ExtendFor
+// RenewWork implements storeengine.Driver.
+func (d driver) RenewWork(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error) {
 	const op = "renew work item lock"
-	if extendFor <= 0 {
-		return "", encode.Invalid(op, "", "extension must be positive, got %v", extendFor)
-	}
+	p, lockToken, extendFor := d.p, req.LockToken, req.ExtendFor
 	var state provider.ExecutionState
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()

@@ -51,6 +51,26 @@ type Driver interface {
 	ActivityQuietly(ctx context.Context, token string, result provider.WorkItem, q QuietCheck) (quiet bool, err error)
 	// ActivityNext acks an activity and locks its instance's turn.
 	ActivityNext(ctx context.Context, token string, result provider.WorkItem, lockFor time.Duration) (*provider.OrchestrationItem, error)
+
+	// AbandonTurn releases a turn's lock without committing, as
+	// provider.Provider.AbandonOrchestrationItem.
+	AbandonTurn(ctx context.Context, p AbandonParams) error
+	// RenewTurn extends a turn's lock.
+	RenewTurn(ctx context.Context, req provider.RenewRequest) error
+	// AbandonWork releases an activity's lease, visible again after p.Delay.
+	AbandonWork(ctx context.Context, p AbandonParams) error
+	// RenewWork extends an activity's lease and reports its execution's
+	// state.
+	RenewWork(ctx context.Context, req provider.RenewRequest) (provider.ExecutionState, error)
+}
+
+// AbandonParams are a validated hand-back: LastError is the encoded cause
+// (nil for none, and always for an activity).
+type AbandonParams struct {
+	LockToken     string
+	Delay         time.Duration
+	IgnoreAttempt bool
+	LastError     *string
 }
 
 // ReadyParams are a look for ready turns.

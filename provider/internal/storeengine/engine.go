@@ -1,8 +1,9 @@
 // Package storeengine is the store engine: the part of a provider.Provider
 // every store shares, written once over a store's Driver. It holds
 //
-//   - what a Commit or Fetch request means and which driver operation serves
-//     it, once the request validated (commit.go, fetch.go);
+//   - what a Commit, Fetch or Start request means and which driver operation
+//     serves it, once the request validated (commit.go, fetch.go), and the
+//     checks of lock hand-backs and renewals (locks.go);
 //   - the history cache and the cached turns built from it, with the set of
 //     cached timer turns in flight;
 //   - the timer notes (wake.Due) and the scan gate that decide when a fetch

@@ -86,3 +86,23 @@ func (r *recorder) ActivityNext(context.Context, string, provider.WorkItem, time
 	r.took = "ActivityNext"
 	return &provider.OrchestrationItem{}, nil
 }
+
+func (r *recorder) AbandonTurn(context.Context, AbandonParams) error {
+	r.took = "AbandonTurn"
+	return nil
+}
+
+func (r *recorder) RenewTurn(context.Context, provider.RenewRequest) error {
+	r.took = "RenewTurn"
+	return nil
+}
+
+func (r *recorder) AbandonWork(context.Context, AbandonParams) error {
+	r.took = "AbandonWork"
+	return nil
+}
+
+func (r *recorder) RenewWork(context.Context, provider.RenewRequest) (provider.ExecutionState, error) {
+	r.took = "RenewWork"
+	return provider.StateRunning, nil
+}
