@@ -78,42 +78,54 @@ type fetchMeta struct {
 	historyAfter int64
 }
 
-// scanOrchestrationItem reads one row of dx_fetch_orchestration_items. The
-// marker row of an empty fetch has no instance; it carries the next due time.
+// fetchedRow is a row of dx_fetch_orchestration_items and
+// dx_fetch_instance_items, read by column name. The marker row of an empty
+// fetch has no instance; it carries the next due time.
+type fetchedRow struct {
+	InstanceID           *string  `db:"instance_id"`
+	LockToken            *string  `db:"lock_token"`
+	ItemExists           *bool    `db:"item_exists"`
+	OrchestrationName    *string  `db:"orchestration_name"`
+	OrchestrationVersion *string  `db:"orchestration_version"`
+	ExecutionID          *int64   `db:"execution_id"`
+	Status               *string  `db:"status"`
+	ParentInstanceID     *string  `db:"parent_instance_id"`
+	CustomStatus         *string  `db:"custom_status"`
+	CustomStatusVersion  *int64   `db:"custom_status_version"`
+	AttemptCount         *int     `db:"attempt_count"`
+	MessageIDs           []int64  `db:"message_ids"`
+	Messages             []string `db:"messages"`
+	EventIDs             []int64  `db:"event_ids"`
+	Events               []string `db:"events"`
+	NextVisibleMs        *int64   `db:"next_visible_ms"`
+	Incarnation          *int64   `db:"incarnation"`
+	HistoryAfter         *int64   `db:"history_after"`
+}
+
+// scanOrchestrationItem reads one fetchedRow: the turn, or nil for the
+// marker row.
 func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, fetchMeta, error) {
-	var instance, token, name, version, status, parent, custom *string
-	var exists *bool
-	var execution, customVersion, nextDueMs, incarnation, historyAfter *int64
-	var attempts *int
-	var messageIDs, eventIDs []int64
-	var messages, events []string
 	var meta fetchMeta
-	if err := rows.Scan(&instance, &token, &exists, &name, &version, &execution, &status, &parent, &custom,
-		&customVersion, &attempts, &messageIDs, &messages, &eventIDs, &events, &nextDueMs, &incarnation, &historyAfter); err != nil {
+	r, err := pgx.RowToStructByName[fetchedRow](rows)
+	if err != nil {
 		return nil, meta, fmt.Errorf("read fetched item: %w", err)
 	}
-	if instance == nil {
-		if nextDueMs != nil {
-			meta.nextDue = time.UnixMilli(*nextDueMs)
+	if r.InstanceID == nil {
+		if r.NextVisibleMs != nil {
+			meta.nextDue = time.UnixMilli(*r.NextVisibleMs)
 		}
 		return nil, meta, nil
 	}
-	meta.incarnation, meta.historyAfter = deref(incarnation), deref(historyAfter)
-	item := &provider.OrchestrationItem{Instance: *instance, LockToken: deref(token), Exists: *exists,
-		OrchestrationName: deref(name), Version: deref(version), ExecutionID: *execution,
-		CustomStatusVersion: *customVersion, AttemptCount: *attempts}
-	if status != nil {
-		item.Status = provider.ExecutionStatus(*status)
-	}
-	if parent != nil {
-		item.ParentInstance = *parent
-	}
-	item.CustomStatus = custom
-	for i, data := range messages {
+	meta.incarnation, meta.historyAfter = deref(r.Incarnation), deref(r.HistoryAfter)
+	item := &provider.OrchestrationItem{Instance: *r.InstanceID, LockToken: deref(r.LockToken), Exists: *r.ItemExists,
+		OrchestrationName: deref(r.OrchestrationName), Version: deref(r.OrchestrationVersion), ExecutionID: *r.ExecutionID,
+		CustomStatusVersion: *r.CustomStatusVersion, AttemptCount: *r.AttemptCount,
+		Status: provider.ExecutionStatus(deref(r.Status)), ParentInstance: deref(r.ParentInstanceID), CustomStatus: r.CustomStatus}
+	for i, data := range r.Messages {
 		w, err := provider.DecodeWorkItem(data)
 		if err != nil {
 			item.DecodeError = errors.Join(item.DecodeError, &provider.CorruptDataError{
-				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", messageIDs[i]), Err: err})
+				Instance: item.Instance, What: fmt.Sprintf("orchestrator message %d", r.MessageIDs[i]), Err: err})
 			continue
 		}
 		item.Messages = append(item.Messages, w)
@@ -126,7 +138,7 @@ func scanOrchestrationItem(rows pgx.Rows) (*provider.OrchestrationItem, fetchMet
 			}
 		}
 	}
-	item.History, item.DecodeError = decodeEvents(item.Instance, item.ExecutionID, eventIDs, events, item.DecodeError)
+	item.History, item.DecodeError = decodeEvents(item.Instance, item.ExecutionID, r.EventIDs, r.Events, item.DecodeError)
 	return item, meta, nil
 }
 

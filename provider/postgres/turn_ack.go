@@ -169,6 +169,34 @@ var ackItemsQuery = sync.OnceValue(func() string {
 	return namedCall("dx_ack_orchestration_items", (&ackBatchArgs{}).named())
 })
 
+// ackedRow is a row of dx_ack_orchestration_items, read by column name:
+// one per ack, in the call's order (Ack, from 1).
+type ackedRow struct {
+	Ack                 int32     `db:"ack"`
+	InstanceID          string    `db:"instance_id"`
+	StatusChanged       bool      `db:"status_changed"`
+	OrchestratorPending bool      `db:"orchestrator_pending"`
+	LeaseTokens         []*string `db:"lease_tokens"`
+	LeaseStates         []*string `db:"lease_states"`
+	// The status change, as Watch reports it; NULL when none.
+	ExecutionID         *int64  `db:"execution_id"`
+	Status              *string `db:"status"`
+	CustomStatusVersion *int64  `db:"custom_status_version"`
+	StatusSeq           *int64  `db:"status_seq"`
+	StatusXid           *int64  `db:"status_xid"`
+}
+
+func (r ackedRow) result() ackResult {
+	res := ackResult{instance: r.InstanceID, statusChanged: r.StatusChanged, orchestratorPending: r.OrchestratorPending,
+		leaseTokens: r.LeaseTokens, leaseStates: r.LeaseStates}
+	res.change.Instance = r.InstanceID
+	if r.StatusChanged && r.StatusSeq != nil && r.ExecutionID != nil && r.Status != nil && r.CustomStatusVersion != nil && r.StatusXid != nil {
+		res.change = announcedChange{Instance: r.InstanceID, ExecutionID: *r.ExecutionID, Status: *r.Status,
+			CustomStatusVersion: *r.CustomStatusVersion, Seq: *r.StatusSeq, Xid: *r.StatusXid}
+	}
+	return res
+}
+
 // readAcks reads the call's rows, one per ack, into each ack's result.
 func readAcks(br pgx.BatchResults, acks []*turnAck) error {
 	rows, err := br.Query()
@@ -178,19 +206,11 @@ func readAcks(br pgx.BatchResults, acks []*turnAck) error {
 	defer rows.Close()
 	seen := 0
 	for rows.Next() {
-		var ord int32
-		var res ackResult
-		var execution, version, seq, xid *int64
-		var status *string
-		if err := rows.Scan(&ord, &res.instance, &res.statusChanged, &res.orchestratorPending,
-			&res.leaseTokens, &res.leaseStates, &execution, &status, &version, &seq, &xid); err != nil {
+		r, err := pgx.RowToStructByName[ackedRow](rows)
+		if err != nil {
 			return fmt.Errorf("read ack result: %w", err)
 		}
-		res.change.Instance = res.instance
-		if res.statusChanged && seq != nil && execution != nil && status != nil && version != nil && xid != nil {
-			res.change = announcedChange{Instance: res.instance, ExecutionID: *execution, Status: *status,
-				CustomStatusVersion: *version, Seq: *seq, Xid: *xid}
-		}
+		ord, res := r.Ack, r.result()
 		if ord < 1 || int(ord) > len(acks) {
 			return fmt.Errorf("read ack result: ack %d of %d", ord, len(acks))
 		}
