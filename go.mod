@@ -10,6 +10,7 @@ require (
 	github.com/petermattis/goid v0.0.0-20261109124353-7cfa343ad0ab
 	github.com/prometheus/client_golang v1.23.2
 	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.10
 	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
 	modernc.org/sqlite v1.61.1
@@ -35,7 +36,6 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
-	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	golang.org/x/sync v0.24.0 // indirect

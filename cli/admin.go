@@ -2,79 +2,171 @@ package cli
 
 import (
 	"fmt"
-	"slices"
+	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/duroxide/duroxide-go/provider"
 )
 
 func (c *cli) listCommand() *cobra.Command {
-	var status string
+	var status, orchestration, prefix, since, before, after string
 	var limit int
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List instances with their status, orchestration and last update",
-		Example: "  duroxide list --status Running",
-		Args:    args(),
+		Use:   "list",
+		Short: "List instances, newest first, one page at a time",
+		Long: "List instances newest first, with their status, orchestration, execution, age and last update.\n" +
+			"A queued start no worker has run yet is Pending; a running instance whose last turn was handed\n" +
+			"back (code that no longer matches its history, an unregistered name, a store error) is Stalled.\n" +
+			"One query per page; when there are more, the command to see the next page is printed on stderr.",
+		Example: `  duroxide list --status Stalled
+  duroxide list --orchestration Approval --since 1h
+  duroxide list --prefix order- --limit 20 --after <cursor from the previous page>`,
+		Args: args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st := provider.ExecutionStatus(status)
-			if status != "" && !st.Valid() {
-				return usagef("--status must be Running, Completed, Failed or Terminated, not %q", status)
+			req, err := listRequest(status, orchestration, prefix, since, before, after, limit, time.Now())
+			if err != nil {
+				return err
 			}
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			ids, err := c.client.List(cmd.Context(), st)
+			page, err := c.client.List(cmd.Context(), req)
 			if err != nil {
 				return fmt.Errorf("list instances: %w", err)
 			}
-			slices.Sort(ids)
-			more := 0
-			if limit > 0 && len(ids) > limit {
-				more, ids = len(ids)-limit, ids[:limit]
+			if page.Next != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "more instances: duroxide list %s--after %s\n", repeatFlags(cmd), page.Next)
 			}
-			infos := make([]provider.InstanceInfo, 0, len(ids))
-			for _, id := range ids {
-				info, err := c.provider.GetInstanceInfo(cmd.Context(), provider.InstanceRequest{Instance: id})
-				if err != nil {
-					return fmt.Errorf("describe instance %s: %w", id, err)
-				}
-				infos = append(infos, info)
-			}
-			if more > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d more instances not shown (--limit %d)\n", more, limit)
-			}
-			return c.print(listView(infos), func() {
-				w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "INSTANCE\tSTATUS\tORCHESTRATION\tEXECUTION\tUPDATED")
-				for _, i := range infos {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", i.Instance, i.Status, i.OrchestrationName, i.CurrentExecutionID,
-						i.UpdatedAt.UTC().Format(time.RFC3339))
-				}
-				_ = w.Flush()
+			return c.print(listPage{Instances: listView(page.Instances), Next: page.Next}, func() {
+				printList(c.stdout, page.Instances, time.Now())
 			})
 		},
 	}
-	cmd.Flags().StringVar(&status, "status", "", "only instances with this status (Running, Completed, Failed, Terminated)")
-	cmd.Flags().IntVar(&limit, "limit", 500, "show at most this many instances (0: all)")
+	f := cmd.Flags()
+	f.StringVar(&status, "status", "", "only this status: Pending, Running, Stalled, Completed, Failed, Terminated or ContinuedAsNew")
+	f.StringVar(&orchestration, "orchestration", "", "only instances of this orchestration")
+	f.StringVar(&prefix, "prefix", "", "only instance IDs starting with this")
+	f.StringVar(&since, "since", "", "only instances created since: a duration ago (1h, 30m) or an RFC 3339 time")
+	f.StringVar(&before, "before", "", "only instances created before: a duration ago or an RFC 3339 time")
+	f.StringVar(&after, "after", "", "the page after this cursor (printed when a page has more)")
+	f.IntVar(&limit, "limit", 50, fmt.Sprintf("instances per page (1 to %d)", provider.MaxListLimit))
 	return cmd
 }
 
+// listRequest turns list's flags into a request, refusing what the store
+// would refuse, and more, as usage errors (exit 2).
+func listRequest(status, orchestration, prefix, since, before, after string, limit int, now time.Time) (provider.ListRequest, error) {
+	req := provider.ListRequest{Status: provider.ExecutionStatus(status), Orchestration: orchestration, IDPrefix: prefix,
+		Limit: limit, After: after}
+	if limit < 1 || limit > provider.MaxListLimit {
+		return req, usagef("--limit must be between 1 and %d, not %d", provider.MaxListLimit, limit)
+	}
+	var err error
+	if req.CreatedAfter, err = timeFlag("--since", since, now); err != nil {
+		return req, err
+	}
+	if req.CreatedBefore, err = timeFlag("--before", before, now); err != nil {
+		return req, err
+	}
+	if err := req.Validate(); err != nil {
+		return req, usagef("%s", strings.TrimPrefix(err.Error(), "list instances: "))
+	}
+	return req, nil
+}
+
+// timeFlag reads a duration ago or an RFC 3339 time; "" is none.
+func timeFlag(name, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, usagef("%s takes a duration ago (1h, 30m) or an RFC 3339 time (2026-11-27T10:00:00Z), not %q", name, v)
+	}
+	return t, nil
+}
+
+// repeatFlags is the list flags the user set, but --after, to print with
+// the next page's cursor.
+func repeatFlags(cmd *cobra.Command) string {
+	var b strings.Builder
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name != "after" {
+			fmt.Fprintf(&b, "--%s %s ", f.Name, shellQuote(f.Value.String()))
+		}
+	})
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(strings.ContainsRune("-_.:/=@,+", r) || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func printList(w io.Writer, infos []provider.InstanceInfo, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTANCE\tSTATUS\tORCHESTRATION\tEXECUTION\tAGE\tUPDATED")
+	for _, i := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", i.Instance, shownStatus(i), i.OrchestrationName, i.CurrentExecutionID,
+			age(now.Sub(i.CreatedAt)), i.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	_ = tw.Flush()
+}
+
+// shownStatus is the instance's status, Stalled for a running instance
+// whose last turn was handed back.
+func shownStatus(i provider.InstanceInfo) string {
+	if i.Status == provider.StatusRunning && i.LastError != nil {
+		return string(provider.StatusStalled)
+	}
+	return string(i.Status)
+}
+
+// age is d rounded to its largest unit: 45s, 12m, 5h, 3d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+type listPage struct {
+	Instances []listEntry `json:"instances"`
+	Next      string      `json:"next,omitempty"`
+}
+
 type listEntry struct {
-	Instance      string    `json:"instance"`
-	Status        string    `json:"status"`
-	Orchestration string    `json:"orchestration"`
-	ExecutionID   int64     `json:"executionId"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	Instance      string                 `json:"instance"`
+	Status        string                 `json:"status"`
+	Orchestration string                 `json:"orchestration"`
+	ExecutionID   int64                  `json:"executionId"`
+	CreatedAt     time.Time              `json:"createdAt"`
+	UpdatedAt     time.Time              `json:"updatedAt"`
+	LastError     *provider.ErrorDetails `json:"lastError,omitempty"`
 }
 
 func listView(infos []provider.InstanceInfo) []listEntry {
 	out := make([]listEntry, 0, len(infos))
 	for _, i := range infos {
-		out = append(out, listEntry{i.Instance, string(i.Status), i.OrchestrationName, i.CurrentExecutionID, i.UpdatedAt})
+		out = append(out, listEntry{i.Instance, shownStatus(i), i.OrchestrationName, i.CurrentExecutionID, i.CreatedAt, i.UpdatedAt, i.LastError})
 	}
 	return out
 }

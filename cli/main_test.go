@@ -140,10 +140,10 @@ func exerciseCLI(t *testing.T, store []string) {
 		t.Errorf("wait on a terminated instance: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
-	var listed []listEntry
+	var listed listPage
 	decode(t, mustRun("list", "--status", "Completed", "-o", "json"), &listed)
-	if got := instanceIDs(listed); strings.Join(got, ",") != "approve-1,hello-1" {
-		t.Errorf("list --status Completed: %v", got)
+	if got := instanceIDs(listed.Instances); strings.Join(got, ",") != "approve-1,hello-1" {
+		t.Errorf("list --status Completed (newest first): %v", got)
 	}
 	var stats statsView
 	decode(t, mustRun("stats", "-o", "json"), &stats)
@@ -156,6 +156,10 @@ func exerciseCLI(t *testing.T, store []string) {
 		{"start", "Hello", "--input", "{not json"},
 		{"raise", "hello-1"},
 		{"list", "--status", "Sleeping"},
+		{"list", "--limit", "-1"},
+		{"list", "--limit", "0"},
+		{"list", "--since", "yesterday"},
+		{"list", "--after", "not-a-cursor"},
 		{"purge"},
 		{"status", "hello-1", "-o", "yaml"},
 	} {
@@ -181,8 +185,8 @@ func exerciseCLI(t *testing.T, store []string) {
 		t.Errorf("purge --all deleted %d instances, want 2", purged.Instances)
 	}
 	decode(t, mustRun("list", "-o", "json"), &listed)
-	if len(listed) != 0 {
-		t.Errorf("after purge, list shows %v", instanceIDs(listed))
+	if len(listed.Instances) != 0 {
+		t.Errorf("after purge, list shows %v", instanceIDs(listed.Instances))
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,7 +116,7 @@ func (c *cli) replayStored(cmd *cobra.Command, all bool, ids []string) ([]replay
 		return nil, err
 	}
 	if all {
-		running, err := c.client.List(cmd.Context(), provider.StatusRunning)
+		running, err := c.listAll(cmd.Context(), provider.ListRequest{Status: provider.StatusRunning, Limit: provider.MaxListLimit})
 		if err != nil {
 			return nil, fmt.Errorf("list running instances: %w", err)
 		}
@@ -206,4 +207,22 @@ func (c *cli) reportReplay(results []replayResult) error {
 		return &failedError{fmt.Sprintf("%d of %d histories do not replay against this code", failed, len(results))}
 	}
 	return nil
+}
+
+// listAll follows req's pages to the end and returns the IDs.
+func (c *cli) listAll(ctx context.Context, req provider.ListRequest) ([]string, error) {
+	var ids []string
+	for {
+		page, err := c.client.List(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range page.Instances {
+			ids = append(ids, i.Instance)
+		}
+		if page.Next == "" {
+			return ids, nil
+		}
+		req.After = page.Next
+	}
 }

@@ -8,9 +8,13 @@ import (
 // Admin is the management side of a store: inspection, repair, deletion
 // and pruning. Every store implements it (Provider embeds it).
 type Admin interface {
-	// ListInstances returns the IDs of instances, newest first: all of
-	// them, or those whose current execution has req.Status.
-	ListInstances(ctx context.Context, req ListRequest) ([]string, error)
+	// ListInstances returns one page of instances, newest first (by
+	// creation, then ID): instances and starts still queued (StatusPending),
+	// those req's filters keep. The page holds at most req.Limit; its Next
+	// continues after it (keyset: a page is never shifted by rows added or
+	// deleted meanwhile). An invalid request (ListRequest.Validate) gets
+	// ErrInvalidArgument.
+	ListInstances(ctx context.Context, req ListRequest) (InstancePage, error)
 	// ListExecutions returns an instance's execution IDs in ascending order.
 	ListExecutions(ctx context.Context, req InstanceRequest) ([]int64, error)
 	// GetInstanceInfo describes an instance; an unknown one gets ErrNotFound.
@@ -64,10 +68,36 @@ type Admin interface {
 	PruneExecutions(ctx context.Context, req PruneRequest) (PruneResult, error)
 }
 
-// ListRequest filters ListInstances.
+// ListRequest asks ListInstances for one page. Zero fields filter nothing.
 type ListRequest struct {
-	// Status, when set, keeps the instances whose current execution has it.
+	// Status keeps instances whose current execution has it; also
+	// StatusPending (a start queued, no turn run yet) and StatusStalled
+	// (running, its last turn handed back with a cause: InstanceInfo.LastError).
 	Status ExecutionStatus
+	// Orchestration keeps instances of this orchestration name.
+	Orchestration string
+	// IDPrefix keeps instances whose ID starts with it.
+	IDPrefix string
+	// CreatedAfter and CreatedBefore keep instances created at or after,
+	// and before, these times.
+	CreatedAfter, CreatedBefore time.Time
+	// Limit is the page size: 1 to MaxListLimit; 0 means DefaultListLimit.
+	Limit int
+	// After is the Next of the previous page; "" starts at the newest.
+	After string
+}
+
+// DefaultListLimit and MaxListLimit bound a ListInstances page.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+// InstancePage is one page of ListInstances.
+type InstancePage struct {
+	Instances []InstanceInfo
+	// Next is the cursor of the page after this one; "" when this is the last.
+	Next string
 }
 
 // InstanceRequest names an instance.

@@ -24,6 +24,17 @@ func (s ExecutionStatus) Terminal() bool {
 // Valid reports whether s is one of the statuses above.
 func (s ExecutionStatus) Valid() bool { return s == StatusRunning || s.Terminal() }
 
+// Statuses an instance has before and beside its executions' own, which
+// InstanceInfo and ListRequest use:
+//   - StatusPending: a start is queued and no turn of it has run;
+//   - StatusStalled: running, and its last turn was handed back with a
+//     cause (InstanceInfo.LastError): it makes no progress until that is
+//     put right. Only a ListRequest filter; InstanceInfo says Running.
+const (
+	StatusPending ExecutionStatus = "Pending"
+	StatusStalled ExecutionStatus = "Stalled"
+)
+
 // ExecutionState is what a worker learns, on fetch and on renew, about the
 // execution an activity belongs to. Anything but StateRunning means the result is
 // no longer wanted and the activity may be cancelled.

@@ -375,12 +375,13 @@ func (c *Client) History(ctx context.Context, instanceID string) ([]provider.Eve
 	return c.p.ReadHistory(ctx, provider.ExecutionRequest{Instance: instanceID})
 }
 
-// List returns instance IDs, all of them or those with the given status.
-func (c *Client) List(ctx context.Context, status provider.ExecutionStatus) ([]string, error) {
-	if status == "" {
-		return c.p.ListInstances(ctx, provider.ListRequest{})
-	}
-	return c.p.ListInstances(ctx, provider.ListRequest{Status: status})
+// List returns one page of instances, newest first: req filters them (by
+// status, including provider.StatusPending and provider.StatusStalled, by
+// orchestration, ID prefix and creation time) and pages them (Limit, and
+// After: the previous page's Next). An invalid request gets
+// provider.ErrInvalidArgument.
+func (c *Client) List(ctx context.Context, req provider.ListRequest) (provider.InstancePage, error) {
+	return c.p.ListInstances(ctx, req)
 }
 
 // Delete removes a finished instance and its sub-orchestrations with all their

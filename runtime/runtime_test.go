@@ -349,8 +349,8 @@ func testClientManagement(t *testing.T, store testStore) {
 	if _, changed, err := c.CustomStatus(ctx, "a", st.CustomStatusVersion); err != nil || changed {
 		t.Fatalf("custom status poll at the current version: changed=%v err=%v", changed, err)
 	}
-	if ids, err := c.List(ctx, provider.StatusCompleted); err != nil || len(ids) != 2 {
-		t.Fatalf("list completed: %v, %v", ids, err)
+	if page, err := c.List(ctx, provider.ListRequest{Status: provider.StatusCompleted}); err != nil || len(page.Instances) != 2 {
+		t.Fatalf("list completed: %+v, %v", page, err)
 	}
 	if h, err := c.History(ctx, "a"); err != nil || len(h) != 2 || h[1].Kind != provider.EventOrchestrationCompleted {
 		t.Fatalf("history %v, %v", h, err)

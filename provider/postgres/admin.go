@@ -14,13 +14,44 @@ import (
 )
 
 // ListInstances implements provider.Admin.
-func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) ([]string, error) {
-	if req.Status != "" {
-		ids, err := queries.InstanceListByStatus(ctx, p.pool, string(req.Status))
-		return ids, classify("list instances by status", "", err)
+func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) (provider.InstancePage, error) {
+	if err := req.Validate(); err != nil {
+		return provider.InstancePage{}, err
 	}
-	ids, err := queries.InstanceList(ctx, p.pool)
-	return ids, classify("list instances", "", err)
+	after, _ := provider.ParseListCursor(req.After) // Validate read it
+	size := req.PageSize()
+	rows, err := queries.InstancePage(ctx, p.pool, dbsqlc.InstancePageParams{
+		Status: nonEmpty(string(req.Status)), Orchestration: nonEmpty(req.Orchestration), IDPrefix: nonEmpty(req.IDPrefix),
+		CreatedAfter: nonZero(req.CreatedAfter), CreatedBefore: nonZero(req.CreatedBefore),
+		AfterCreated: nonZero(after.CreatedAt), AfterID: nonEmpty(after.Instance), MaxRows: int32(size + 1)})
+	if err != nil {
+		return provider.InstancePage{}, classify("list instances", "", err)
+	}
+	infos := make([]provider.InstanceInfo, len(rows))
+	for i, r := range rows {
+		infos[i] = provider.InstanceInfo{Instance: r.InstanceID, OrchestrationName: r.OrchestrationName,
+			Version: r.OrchestrationVersion, CurrentExecutionID: r.CurrentExecutionID,
+			ParentInstance: deref(r.ParentInstanceID), CustomStatus: r.CustomStatus,
+			CustomStatusVersion: r.CustomStatusVersion, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+			Status: provider.ExecutionStatus(r.Status), Output: r.Output, LastError: encode.DecodeCause(deref(r.LastError))}
+	}
+	return provider.NextPage(infos, size), nil
+}
+
+// nonEmpty is s, or NULL for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// nonZero is t, or NULL for the zero time.
+func nonZero(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // ListChildren implements provider.Admin.

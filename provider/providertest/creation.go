@@ -22,9 +22,10 @@ func enqueueDoesNotCreate(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.enqueue(startItem("a"))
 	e.wantEqual(e.exists("a"), false, "instance exists after enqueue")
-	ids, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
+	page, err := e.a.ListInstances(e.ctx, provider.ListRequest{})
 	e.must(err, "list instances")
-	e.wantEqual(len(ids), 0, "listed instances after enqueue")
+	e.wantEqual(len(page.Instances), 1, "listed after enqueue")
+	e.wantEqual(page.Instances[0].Status, provider.StatusPending, "status of a queued start")
 }
 
 func fetchDoesNotCreate(t *testing.T, f Factory) {

@@ -118,6 +118,7 @@ func Groups() []Group {
 		{"QueueSemantics", queueCases()},
 		{"MultiExecution", multiExecutionCases()},
 		{"Management", managementCases()},
+		{"Listing", listingCases()},
 		{"CustomStatus", customStatusCases()},
 		{"Cancellation", cancellationCases()},
 		{"Timers", timerCases()},

@@ -12,13 +12,41 @@ import (
 )
 
 // ListInstances implements provider.Admin.
-func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) ([]string, error) {
-	if req.Status != "" {
-		ids, err := queries.InstanceListByStatus(ctx, p.stmts, string(req.Status))
-		return ids, classify("list instances by status", "", err)
+func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) (provider.InstancePage, error) {
+	if err := req.Validate(); err != nil {
+		return provider.InstancePage{}, err
 	}
-	ids, err := queries.InstanceList(ctx, p.stmts)
-	return ids, classify("list instances", "", err)
+	after, _ := provider.ParseListCursor(req.After) // Validate read it
+	size := req.PageSize()
+	rows, err := queries.InstancePage(ctx, p.stmts, dbsqlc.InstancePageParams{
+		Status: nullIfEmpty(string(req.Status)), Orchestration: nullIfEmpty(req.Orchestration), IDPrefix: nullIfEmpty(req.IDPrefix),
+		CreatedAfter: msOrNull(req.CreatedAfter), CreatedBefore: msOrNull(req.CreatedBefore),
+		AfterCreated: msOrNull(after.CreatedAt), AfterID: nullIfEmpty(after.Instance), MaxRows: int64(size + 1)})
+	if err != nil {
+		return provider.InstancePage{}, classify("list instances", "", err)
+	}
+	infos := make([]provider.InstanceInfo, len(rows))
+	for i, r := range rows {
+		infos[i] = provider.InstanceInfo{Instance: r.InstanceID, OrchestrationName: r.OrchestrationName,
+			Version: r.OrchestrationVersion, CurrentExecutionID: r.CurrentExecutionID,
+			ParentInstance: r.ParentInstanceID.String, CustomStatus: stringPtr(r.CustomStatus),
+			CustomStatusVersion: r.CustomStatusVersion, CreatedAt: time.UnixMilli(r.CreatedAt), UpdatedAt: time.UnixMilli(r.UpdatedAt),
+			Status: provider.ExecutionStatus(r.Status), Output: r.Output, LastError: encode.DecodeCause(r.LastError.String)}
+	}
+	return provider.NextPage(infos, size), nil
+}
+
+// stringPtr is s's string, or nil for NULL.
+func stringPtr(s sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	return &s.String
+}
+
+// msOrNull is t in Unix milliseconds, or NULL for the zero time.
+func msOrNull(t time.Time) sql.NullInt64 {
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: !t.IsZero()}
 }
 
 // ListChildren implements provider.Admin.

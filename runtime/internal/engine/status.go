@@ -67,6 +67,10 @@ type Status struct {
 // Finished reports whether the instance reached a final status.
 func (s *Status) Finished() bool { return s.Status.Finished() }
 
+// Stalled reports whether the instance runs but makes no progress: its last
+// turn was handed back (LastError says why) and waits to be retried.
+func (s *Status) Stalled() bool { return s.Status == StatusRunning && s.LastError != nil }
+
 // DecodeOutput decodes the result of a completed instance into out.
 func (s *Status) DecodeOutput(out any) error { return DecodePayload(s.Output, out) }
 

@@ -133,49 +133,112 @@ func (q *Queries) InstanceInfo(ctx context.Context, db DBTX, instanceID string) 
 	return i, err
 }
 
-const instanceList = `-- name: InstanceList :many
-SELECT instance_id FROM instances ORDER BY created_at DESC, instance_id DESC
+const instancePage = `-- name: InstancePage :many
+SELECT instance_id, orchestration_name, orchestration_version, current_execution_id, parent_instance_id, custom_status, custom_status_version, created_at, updated_at, status, output, last_error FROM ((
+    SELECT i.instance_id, i.orchestration_name, i.orchestration_version, i.current_execution_id,
+           i.parent_instance_id, i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
+           COALESCE(e.status, 'Running')::text AS status, COALESCE(e.output, '')::text AS output, l.last_error
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
+    WHERE ($1::text IS NULL
+           OR ($1::text = 'Stalled' AND COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL)
+           OR COALESCE(e.status, 'Running') = $1::text)
+      AND ($2::text IS NULL OR i.orchestration_name = $2::text)
+      AND ($3::text IS NULL OR starts_with(i.instance_id, $3::text))
+      AND ($4::timestamptz IS NULL OR i.created_at >= $4::timestamptz)
+      AND ($5::timestamptz IS NULL OR i.created_at < $5::timestamptz)
+      AND ($6::timestamptz IS NULL
+           OR (i.created_at, i.instance_id) < ($6::timestamptz, $7::text))
+    ORDER BY i.created_at DESC, i.instance_id DESC
+    LIMIT $8
+) UNION ALL (
+    SELECT q.instance_id, COALESCE(q.work_item::jsonb ->> 'name', ''), COALESCE(q.work_item::jsonb ->> 'version', ''),
+           1::bigint, q.work_item::jsonb ->> 'parentInstance', NULL::text, 0::bigint, q.created_at, q.created_at,
+           'Pending'::text, ''::text, NULL::text
+    FROM orchestrator_queue q
+    WHERE (q.work_item::jsonb ->> 'kind') = 'StartOrchestration'
+      AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+      AND ($1::text IS NULL OR $1::text = 'Pending')
+      AND ($2::text IS NULL OR q.work_item::jsonb ->> 'name' = $2::text)
+      AND ($3::text IS NULL OR starts_with(q.instance_id, $3::text))
+      AND ($4::timestamptz IS NULL OR q.created_at >= $4::timestamptz)
+      AND ($5::timestamptz IS NULL OR q.created_at < $5::timestamptz)
+      AND ($6::timestamptz IS NULL
+           OR (q.created_at, q.instance_id) < ($6::timestamptz, $7::text))
+    ORDER BY q.created_at DESC, q.instance_id DESC
+    LIMIT $8
+)) page
+ORDER BY created_at DESC, instance_id DESC
+LIMIT $8
 `
 
-func (q *Queries) InstanceList(ctx context.Context, db DBTX) ([]string, error) {
-	rows, err := db.Query(ctx, instanceList)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []string
-	for rows.Next() {
-		var instance_id string
-		if err := rows.Scan(&instance_id); err != nil {
-			return nil, err
-		}
-		items = append(items, instance_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+type InstancePageParams struct {
+	Status        *string
+	Orchestration *string
+	IDPrefix      *string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	AfterCreated  *time.Time
+	AfterID       *string
+	MaxRows       int32
 }
 
-const instanceListByStatus = `-- name: InstanceListByStatus :many
-SELECT i.instance_id FROM instances i
-JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-WHERE e.status = $1 ORDER BY i.created_at DESC, i.instance_id DESC
-`
+type InstancePageRow struct {
+	InstanceID           string
+	OrchestrationName    string
+	OrchestrationVersion string
+	CurrentExecutionID   int64
+	ParentInstanceID     *string
+	CustomStatus         *string
+	CustomStatusVersion  int64
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	Status               string
+	Output               string
+	LastError            *string
+}
 
-func (q *Queries) InstanceListByStatus(ctx context.Context, db DBTX, status string) ([]string, error) {
-	rows, err := db.Query(ctx, instanceListByStatus, status)
+// One page of instances and queued starts, newest first (creation, then ID),
+// after the cursor; every filter is optional (NULL). A queued start has no
+// instance row yet: it is listed as Pending with what its message says.
+// Each branch orders and limits itself, so the instances' is a range of
+// instances_newest_first that stops at the page's end.
+func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePageParams) ([]InstancePageRow, error) {
+	rows, err := db.Query(ctx, instancePage,
+		arg.Status,
+		arg.Orchestration,
+		arg.IDPrefix,
+		arg.CreatedAfter,
+		arg.CreatedBefore,
+		arg.AfterCreated,
+		arg.AfterID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []string
+	var items []InstancePageRow
 	for rows.Next() {
-		var instance_id string
-		if err := rows.Scan(&instance_id); err != nil {
+		var i InstancePageRow
+		if err := rows.Scan(
+			&i.InstanceID,
+			&i.OrchestrationName,
+			&i.OrchestrationVersion,
+			&i.CurrentExecutionID,
+			&i.ParentInstanceID,
+			&i.CustomStatus,
+			&i.CustomStatusVersion,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Status,
+			&i.Output,
+			&i.LastError,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, instance_id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

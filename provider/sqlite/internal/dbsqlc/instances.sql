@@ -1,11 +1,3 @@
--- name: InstanceList :many
-SELECT instance_id FROM instances ORDER BY created_at DESC, rowid DESC;
-
--- name: InstanceListByStatus :many
-SELECT i.instance_id FROM instances i
-JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-WHERE e.status = @status ORDER BY i.created_at DESC, i.rowid DESC;
-
 -- name: InstanceChildren :many
 SELECT instance_id FROM instances WHERE parent_instance_id = CAST(@instance_id AS TEXT) ORDER BY created_at, rowid;
 
@@ -94,3 +86,40 @@ UPDATE instances SET
     status_seq = CASE WHEN CAST(@seq AS INTEGER) > 0 THEN CAST(@seq AS INTEGER) ELSE status_seq END,
     updated_at = CAST(@now AS INTEGER)
 WHERE instance_id = @instance_id;
+
+-- One page of instances and queued starts, newest first (creation, then ID),
+-- after the cursor; every filter is optional (NULL). A queued start has no
+-- instance row yet: it is listed as Pending with what its message says.
+-- name: InstancePage :many
+WITH x AS (
+    SELECT i.instance_id, i.orchestration_name, i.orchestration_version, i.current_execution_id,
+           i.parent_instance_id, i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
+           CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, CAST(COALESCE(e.output, '') AS TEXT) AS output, l.last_error
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
+    UNION ALL
+    SELECT q.instance_id, COALESCE(json_extract(q.work_item, '$.name'), ''), COALESCE(json_extract(q.work_item, '$.version'), ''),
+           1, json_extract(q.work_item, '$.parentInstance'), NULL, 0, q.created_at, q.created_at,
+           'Pending', '', NULL
+    FROM orchestrator_queue q
+    WHERE json_extract(q.work_item, '$.kind') = 'StartOrchestration'
+      AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+)
+SELECT x.instance_id, x.orchestration_name, x.orchestration_version, x.current_execution_id,
+       x.parent_instance_id, x.custom_status, x.custom_status_version, x.created_at, x.updated_at,
+       x.status, x.output, x.last_error
+FROM x
+WHERE (CAST(sqlc.narg(status) AS TEXT) IS NULL
+       OR (CAST(sqlc.narg(status) AS TEXT) = 'Stalled' AND x.status = 'Running' AND x.last_error IS NOT NULL)
+       OR x.status = CAST(sqlc.narg(status) AS TEXT))
+  AND (CAST(sqlc.narg(orchestration) AS TEXT) IS NULL OR x.orchestration_name = CAST(sqlc.narg(orchestration) AS TEXT))
+  AND (CAST(sqlc.narg(id_prefix) AS TEXT) IS NULL
+       OR substr(x.instance_id, 1, length(CAST(sqlc.narg(id_prefix) AS TEXT))) = CAST(sqlc.narg(id_prefix) AS TEXT))
+  AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR x.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
+  AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR x.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
+  AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL
+       OR x.created_at < CAST(sqlc.narg(after_created) AS INTEGER)
+       OR (x.created_at = CAST(sqlc.narg(after_created) AS INTEGER) AND x.instance_id < CAST(sqlc.narg(after_id) AS TEXT)))
+ORDER BY x.created_at DESC, x.instance_id DESC
+LIMIT @max_rows;

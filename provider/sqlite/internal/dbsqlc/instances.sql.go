@@ -292,52 +292,105 @@ func (q *Queries) InstanceInfo(ctx context.Context, db DBTX, instanceID string) 
 	return i, err
 }
 
-const instanceList = `-- name: InstanceList :many
-SELECT instance_id FROM instances ORDER BY created_at DESC, rowid DESC
+const instancePage = `-- name: InstancePage :many
+WITH x AS (
+    SELECT i.instance_id, i.orchestration_name, i.orchestration_version, i.current_execution_id,
+           i.parent_instance_id, i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
+           CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, CAST(COALESCE(e.output, '') AS TEXT) AS output, l.last_error
+    FROM instances i
+    LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+    LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
+    UNION ALL
+    SELECT q.instance_id, COALESCE(json_extract(q.work_item, '$.name'), ''), COALESCE(json_extract(q.work_item, '$.version'), ''),
+           1, json_extract(q.work_item, '$.parentInstance'), NULL, 0, q.created_at, q.created_at,
+           'Pending', '', NULL
+    FROM orchestrator_queue q
+    WHERE json_extract(q.work_item, '$.kind') = 'StartOrchestration'
+      AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+)
+SELECT x.instance_id, x.orchestration_name, x.orchestration_version, x.current_execution_id,
+       x.parent_instance_id, x.custom_status, x.custom_status_version, x.created_at, x.updated_at,
+       x.status, x.output, x.last_error
+FROM x
+WHERE (CAST(?1 AS TEXT) IS NULL
+       OR (CAST(?1 AS TEXT) = 'Stalled' AND x.status = 'Running' AND x.last_error IS NOT NULL)
+       OR x.status = CAST(?1 AS TEXT))
+  AND (CAST(?2 AS TEXT) IS NULL OR x.orchestration_name = CAST(?2 AS TEXT))
+  AND (CAST(?3 AS TEXT) IS NULL
+       OR substr(x.instance_id, 1, length(CAST(?3 AS TEXT))) = CAST(?3 AS TEXT))
+  AND (CAST(?4 AS INTEGER) IS NULL OR x.created_at >= CAST(?4 AS INTEGER))
+  AND (CAST(?5 AS INTEGER) IS NULL OR x.created_at < CAST(?5 AS INTEGER))
+  AND (CAST(?6 AS INTEGER) IS NULL
+       OR x.created_at < CAST(?6 AS INTEGER)
+       OR (x.created_at = CAST(?6 AS INTEGER) AND x.instance_id < CAST(?7 AS TEXT)))
+ORDER BY x.created_at DESC, x.instance_id DESC
+LIMIT ?8
 `
 
-func (q *Queries) InstanceList(ctx context.Context, db DBTX) ([]string, error) {
-	rows, err := db.QueryContext(ctx, instanceList)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []string
-	for rows.Next() {
-		var instance_id string
-		if err := rows.Scan(&instance_id); err != nil {
-			return nil, err
-		}
-		items = append(items, instance_id)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+type InstancePageParams struct {
+	Status        sql.NullString
+	Orchestration sql.NullString
+	IDPrefix      sql.NullString
+	CreatedAfter  sql.NullInt64
+	CreatedBefore sql.NullInt64
+	AfterCreated  sql.NullInt64
+	AfterID       sql.NullString
+	MaxRows       int64
 }
 
-const instanceListByStatus = `-- name: InstanceListByStatus :many
-SELECT i.instance_id FROM instances i
-JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
-WHERE e.status = ?1 ORDER BY i.created_at DESC, i.rowid DESC
-`
+type InstancePageRow struct {
+	InstanceID           string
+	OrchestrationName    string
+	OrchestrationVersion string
+	CurrentExecutionID   int64
+	ParentInstanceID     sql.NullString
+	CustomStatus         sql.NullString
+	CustomStatusVersion  int64
+	CreatedAt            int64
+	UpdatedAt            int64
+	Status               string
+	Output               string
+	LastError            sql.NullString
+}
 
-func (q *Queries) InstanceListByStatus(ctx context.Context, db DBTX, status string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, instanceListByStatus, status)
+// One page of instances and queued starts, newest first (creation, then ID),
+// after the cursor; every filter is optional (NULL). A queued start has no
+// instance row yet: it is listed as Pending with what its message says.
+func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePageParams) ([]InstancePageRow, error) {
+	rows, err := db.QueryContext(ctx, instancePage,
+		arg.Status,
+		arg.Orchestration,
+		arg.IDPrefix,
+		arg.CreatedAfter,
+		arg.CreatedBefore,
+		arg.AfterCreated,
+		arg.AfterID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []string
+	var items []InstancePageRow
 	for rows.Next() {
-		var instance_id string
-		if err := rows.Scan(&instance_id); err != nil {
+		var i InstancePageRow
+		if err := rows.Scan(
+			&i.InstanceID,
+			&i.OrchestrationName,
+			&i.OrchestrationVersion,
+			&i.CurrentExecutionID,
+			&i.ParentInstanceID,
+			&i.CustomStatus,
+			&i.CustomStatusVersion,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Status,
+			&i.Output,
+			&i.LastError,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, instance_id)
+		items = append(items, i)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// list pages newest first: each page's stderr names the command for the
+// next, which continues where the page ended; a start no worker can run is
+// listed as Pending.
+func TestListPagesAndPending(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	cli := func(args ...string) result { t.Helper(); return cliWith(t, store, args...) }
+	for _, id := range []string{"p-1", "p-2", "p-3"} {
+		if r := cli("start", "Hello", "--id", id, "--input", `"x"`, "--wait", "1m"); r.code != 0 {
+			t.Fatalf("start %s: exit %d %s", id, r.code, r.stderr)
+		}
+	}
+	if r := cli("start", "NoSuchOrchestration", "--id", "nobody-runs-it"); r.code != 0 {
+		t.Fatalf("start of an unregistered orchestration: exit %d %s", r.code, r.stderr)
+	}
+
+	var seen []string
+	args := []string{"list", "--prefix", "p-", "--limit", "2", "-o", "json"}
+	for pages := 0; ; pages++ {
+		r := cli(args...)
+		if r.code != 0 || pages > 3 {
+			t.Fatalf("duroxide %s: exit %d, page %d: %s", strings.Join(args, " "), r.code, pages, r.stderr)
+		}
+		var page listPage
+		decode(t, r.stdout, &page)
+		seen = append(seen, instanceIDs(page.Instances)...)
+		if page.Next == "" {
+			if r.stderr != "" {
+				t.Errorf("the last page printed %q on stderr", r.stderr)
+			}
+			break
+		}
+		for _, want := range []string{"more instances: duroxide list ", "--limit 2 ", "--prefix p- ", "--store " + store[1] + " ", "--after " + page.Next + "\n"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q, want it to hold %q", r.stderr, want)
+			}
+		}
+		args = []string{"list", "--prefix", "p-", "--limit", "2", "-o", "json", "--after", page.Next}
+	}
+	if got := strings.Join(seen, ","); got != "p-3,p-2,p-1" {
+		t.Errorf("pages listed %s, want p-3,p-2,p-1 (newest first, each once)", got)
+	}
+
+	var pending listPage
+	decode(t, cli("list", "--status", "Pending", "-o", "json").stdout, &pending)
+	if got := instanceIDs(pending.Instances); len(got) != 1 || got[0] != "nobody-runs-it" || pending.Instances[0].Orchestration != "NoSuchOrchestration" {
+		t.Errorf("list --status Pending: %+v", pending.Instances)
+	}
+	out := cli("list").stdout
+	if !strings.Contains(out, "AGE") || !strings.Contains(out, "nobody-runs-it  Pending") {
+		t.Errorf("list printed:\n%s", out)
+	}
+}
+
+func TestListRequestFromFlags(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	req, err := listRequest("Stalled", "Approval", "order-", "2h", "2026-11-27T11:30:00Z", "", 20, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := provider.ListRequest{Status: provider.StatusStalled, Orchestration: "Approval", IDPrefix: "order-", Limit: 20,
+		CreatedAfter: now.Add(-2 * time.Hour), CreatedBefore: time.Date(2026, 11, 27, 11, 30, 0, 0, time.UTC)}
+	if !req.CreatedAfter.Equal(want.CreatedAfter) || !req.CreatedBefore.Equal(want.CreatedBefore) ||
+		req.Status != want.Status || req.Orchestration != want.Orchestration || req.IDPrefix != want.IDPrefix || req.Limit != 20 {
+		t.Errorf("request %+v, want %+v", req, want)
+	}
+	for name, bad := range map[string]func() error{
+		"limit 0":        func() error { _, err := listRequest("", "", "", "", "", "", 0, now); return err },
+		"limit too big":  func() error { _, err := listRequest("", "", "", "", "", "", 1001, now); return err },
+		"unknown status": func() error { _, err := listRequest("Asleep", "", "", "", "", "", 10, now); return err },
+		"bad since":      func() error { _, err := listRequest("", "", "", "yesterday", "", "", 10, now); return err },
+		"empty range":    func() error { _, err := listRequest("", "", "", "1h", "2h", "", 10, now); return err },
+	} {
+		err := bad()
+		if _, ok := err.(*usageError); !ok {
+			t.Errorf("%s: %v, want a usage error", name, err)
+		}
+	}
+}
+
+func TestListColumns(t *testing.T) {
+	cause := &provider.ErrorDetails{Class: provider.ErrorConfiguration, Message: "nondeterministic"}
+	for _, tc := range []struct {
+		info provider.InstanceInfo
+		want string
+	}{
+		{provider.InstanceInfo{Status: provider.StatusRunning}, "Running"},
+		{provider.InstanceInfo{Status: provider.StatusRunning, LastError: cause}, "Stalled"},
+		{provider.InstanceInfo{Status: provider.StatusFailed, LastError: cause}, "Failed"},
+		{provider.InstanceInfo{Status: provider.StatusPending}, "Pending"},
+	} {
+		if got := shownStatus(tc.info); got != tc.want {
+			t.Errorf("status of %+v: %s, want %s", tc.info, got, tc.want)
+		}
+	}
+	for d, want := range map[time.Duration]string{
+		-time.Second: "0s", 45 * time.Second: "45s", 12 * time.Minute: "12m", 5 * time.Hour: "5h", 30 * time.Hour: "30h", 72 * time.Hour: "3d",
+	} {
+		if got := age(d); got != want {
+			t.Errorf("age(%v) = %s, want %s", d, got, want)
+		}
+	}
+}
