@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -154,7 +155,13 @@ func (c *cli) waitCommand() *cobra.Command {
 func (c *cli) waitFor(cmd *cobra.Command, id string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 	defer cancel()
+	if st, err := c.client.Status(ctx, id); err == nil && (st.Status == runtime.StatusPending || st.Stalled()) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "waiting for %s, %s\n", id, notProgressing(st))
+	}
 	st, err := c.client.Wait(ctx, id)
+	if errors.Is(err, context.DeadlineExceeded) && st != nil && cmd.Context().Err() == nil {
+		return &timeoutError{fmt.Sprintf("instance %s is still %s after %s", id, describeUnfinished(st), timeout)}
+	}
 	if err != nil {
 		return err
 	}
@@ -165,6 +172,23 @@ func (c *cli) waitFor(cmd *cobra.Command, id string, timeout time.Duration) erro
 		return &failedError{fmt.Sprintf("instance %s ended %s", id, st.Status)}
 	}
 	return nil
+}
+
+// describeUnfinished says what an unfinished instance is doing.
+func describeUnfinished(st *runtime.Status) string {
+	if st.Status == runtime.StatusPending || st.Stalled() {
+		return notProgressing(st)
+	}
+	return string(st.Status)
+}
+
+// notProgressing says why a pending or stalled instance makes no progress.
+func notProgressing(st *runtime.Status) string {
+	if st.Stalled() {
+		return "Stalled: its last turn was handed back (" + st.LastError.Error() + ")"
+	}
+	return fmt.Sprintf("Pending since %s: no worker has run its first turn (is a worker that registers %s running?)",
+		st.CreatedAt.UTC().Format(time.RFC3339), st.Orchestration)
 }
 
 func (c *cli) statusCommand() *cobra.Command {

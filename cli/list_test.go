@@ -55,6 +55,16 @@ func TestListPagesAndPending(t *testing.T) {
 	if got := instanceIDs(pending.Instances); len(got) != 1 || got[0] != "nobody-runs-it" || pending.Instances[0].Orchestration != "NoSuchOrchestration" {
 		t.Errorf("list --status Pending: %+v", pending.Instances)
 	}
+	// wait on it says why it makes no progress, and a timeout exits 3.
+	r := cli("wait", "nobody-runs-it", "--timeout", "300ms")
+	if r.code != exitTimeout || !strings.Contains(r.stderr, "still Pending since") ||
+		!strings.Contains(r.stderr, "registers NoSuchOrchestration") || !strings.Contains(r.stderr, "waiting for nobody-runs-it") {
+		t.Errorf("wait on a pending instance: exit %d, stderr %q; want exit %d saying it is Pending", r.code, r.stderr, exitTimeout)
+	}
+	st := statusOf(t, cli("status", "nobody-runs-it", "-o", "json").stdout)
+	if st.Status != "Pending" || st.Orchestration != "NoSuchOrchestration" || st.CreatedAt.IsZero() {
+		t.Errorf("status of a pending instance: %+v", st)
+	}
 	out := cli("list").stdout
 	if !strings.Contains(out, "AGE") || !strings.Contains(out, "nobody-runs-it  Pending") {
 		t.Errorf("list printed:\n%s", out)

@@ -29,11 +29,15 @@ const (
 	envSchema      = "DUROXIDE_POSTGRES_SCHEMA"
 )
 
-// exitUsage is the exit code of a command that was not understood;
-// exitFailed of one that ran and failed (including an instance that failed).
+// Exit codes:
+//   - exitFailed: the command ran and failed, or the instance it waited for
+//     failed or was not found;
+//   - exitUsage: the command was not understood (bad arguments, no store);
+//   - exitTimeout: wait's timeout passed before the instance finished.
 const (
-	exitFailed = 1
-	exitUsage  = 2
+	exitFailed  = 1
+	exitUsage   = 2
+	exitTimeout = 3
 )
 
 // cli holds the global flags and the store the commands share.
@@ -52,6 +56,11 @@ type cli struct {
 type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
+
+// timeoutError makes `wait` exit with exitTimeout.
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string { return e.msg }
 
 // Option configures Run.
 type Option func(*cli)
@@ -74,7 +83,8 @@ func Main(reg *runtime.Registry) int {
 }
 
 // Run runs the command line args and returns the exit code: 0 success, 1
-// failure (including an instance that failed), 2 a command not understood.
+// failure (including an instance that failed or was not found), 2 a command
+// not understood, 3 a wait that timed out.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...Option) int {
 	return run(ctx, args, stdout, stderr, opts...)
 }
@@ -96,9 +106,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 	fmt.Fprintln(stderr, "duroxide:", err)
 	var failed *failedError
 	var usage *usageError
+	var timeout *timeoutError
 	switch {
 	case errors.As(err, &failed):
 		return exitFailed
+	case errors.As(err, &timeout):
+		return exitTimeout
 	case errors.As(err, &usage), strings.HasPrefix(err.Error(), "unknown command"):
 		return exitUsage
 	default:

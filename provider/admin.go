@@ -78,6 +78,9 @@ type ListRequest struct {
 	Orchestration string
 	// IDPrefix keeps instances whose ID starts with it.
 	IDPrefix string
+	// Instance keeps the one instance with this ID (a queued start's
+	// listing tells its orchestration and enqueue time).
+	Instance string
 	// CreatedAfter and CreatedBefore keep instances created at or after,
 	// and before, these times.
 	CreatedAfter, CreatedBefore time.Time

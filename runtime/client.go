@@ -290,9 +290,10 @@ func (c *Client) Cancel(ctx context.Context, instanceID, reason string) error {
 func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error) {
 	info, err := c.p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
 	if errors.Is(err, provider.ErrNotFound) {
-		var queued bool
-		if queued, err = c.p.StartQueued(ctx, provider.InstanceRequest{Instance: instanceID}); err == nil && queued {
-			return &Status{Instance: instanceID, Status: StatusPending}, nil
+		var page provider.InstancePage
+		page, err = c.p.ListInstances(ctx, provider.ListRequest{Instance: instanceID, Status: provider.StatusPending, Limit: 1})
+		if err == nil && len(page.Instances) == 1 {
+			return pendingStatus(page.Instances[0]), nil
 		}
 		if err == nil {
 			// The start may have been consumed between the two reads, creating the instance.
@@ -303,6 +304,13 @@ func (c *Client) Status(ctx context.Context, instanceID string) (*Status, error)
 		return nil, fmt.Errorf("status of %q: %w", instanceID, err)
 	}
 	return engine.StatusFromInfo(info), nil
+}
+
+// pendingStatus is the status of a queued start: what its message says,
+// since when it waits.
+func pendingStatus(info provider.InstanceInfo) *Status {
+	return &Status{Instance: info.Instance, Orchestration: info.OrchestrationName, Version: info.Version,
+		Status: StatusPending, ParentInstance: info.ParentInstance, CreatedAt: info.CreatedAt, UpdatedAt: info.UpdatedAt}
 }
 
 // CustomStatus returns the custom status if its version moved past

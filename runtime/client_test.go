@@ -69,6 +69,9 @@ func TestStartWithEventAndPendingStatus(t *testing.T) {
 		if err != nil || st.Status != runtime.StatusPending {
 			t.Fatalf("status before any worker: %+v, %v; want Pending", st, err)
 		}
+		if st.Orchestration != "Approve" || st.CreatedAt.IsZero() || time.Since(st.CreatedAt) > time.Minute {
+			t.Fatalf("a pending status says orchestration %q, created %v; want Approve, when it was queued", st.Orchestration, st.CreatedAt)
+		}
 		startRuntime(t, store, approvalRegistry(), fastOptions())
 		st = wait(t, c, "b")
 		var out string

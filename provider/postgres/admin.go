@@ -21,7 +21,7 @@ func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) 
 	after, _ := provider.ParseListCursor(req.After) // Validate read it
 	size := req.PageSize()
 	rows, err := queries.InstancePage(ctx, p.pool, dbsqlc.InstancePageParams{
-		Status: nonEmpty(string(req.Status)), Orchestration: nonEmpty(req.Orchestration), IDPrefix: nonEmpty(req.IDPrefix),
+		Status: nonEmpty(string(req.Status)), Orchestration: nonEmpty(req.Orchestration), IDPrefix: nonEmpty(req.IDPrefix), Instance: nonEmpty(req.Instance),
 		CreatedAfter: nonZero(req.CreatedAfter), CreatedBefore: nonZero(req.CreatedBefore),
 		AfterCreated: nonZero(after.CreatedAt), AfterID: nonEmpty(after.Instance), MaxRows: int32(size + 1)})
 	if err != nil {

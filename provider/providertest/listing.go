@@ -113,6 +113,8 @@ func listFilters(t *testing.T, f Factory) {
 	slices.Sort(byPrefix)
 	e.wantEqual(byPrefix, []string{"a-1", "a-2"}, "by ID prefix")
 	e.wantEqual(e.listIDs(provider.ListRequest{IDPrefix: "a-", Orchestration: orchName}), []string{"a-1"}, "prefix and orchestration")
+	e.wantEqual(e.listIDs(provider.ListRequest{Instance: "a-"}), []string(nil), "an ID that is only a prefix")
+	e.wantEqual(e.listIDs(provider.ListRequest{Instance: "a-2"}), []string{"a-2"}, "by ID")
 	all := e.listAll(provider.ListRequest{})
 	oldest := all[len(all)-1]
 	e.wantEqual(len(e.listIDs(provider.ListRequest{CreatedAfter: oldest.CreatedAt})), 3, "created at or after the oldest")
@@ -140,6 +142,7 @@ func listPendingAndStalled(t *testing.T, f Factory) {
 	e.wantEqual(pending[0].Instance, "queued", "the pending instance")
 	e.wantEqual(pending[0].OrchestrationName, orchName, "a pending instance's orchestration")
 	e.wantEqual(pending[0].CreatedAt.IsZero(), false, "a pending instance's enqueue time")
+	e.wantEqual(e.listIDs(provider.ListRequest{Instance: "queued"}), []string{"queued"}, "a pending instance by ID")
 	stalled := e.listAll(provider.ListRequest{Status: provider.StatusStalled})
 	e.wantEqual(len(stalled), 1, "stalled instances")
 	e.wantEqual(stalled[0].Instance, "stuck", "the stalled instance")

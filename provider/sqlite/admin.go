@@ -19,7 +19,7 @@ func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) 
 	after, _ := provider.ParseListCursor(req.After) // Validate read it
 	size := req.PageSize()
 	rows, err := queries.InstancePage(ctx, p.stmts, dbsqlc.InstancePageParams{
-		Status: nullIfEmpty(string(req.Status)), Orchestration: nullIfEmpty(req.Orchestration), IDPrefix: nullIfEmpty(req.IDPrefix),
+		Status: nullIfEmpty(string(req.Status)), Orchestration: nullIfEmpty(req.Orchestration), IDPrefix: nullIfEmpty(req.IDPrefix), Instance: nullIfEmpty(req.Instance),
 		CreatedAfter: msOrNull(req.CreatedAfter), CreatedBefore: msOrNull(req.CreatedBefore),
 		AfterCreated: msOrNull(after.CreatedAt), AfterID: nullIfEmpty(after.Instance), MaxRows: int64(size + 1)})
 	if err != nil {

@@ -45,6 +45,7 @@ SELECT * FROM ((
            OR COALESCE(e.status, 'Running') = sqlc.narg(status)::text)
       AND (sqlc.narg(orchestration)::text IS NULL OR i.orchestration_name = sqlc.narg(orchestration)::text)
       AND (sqlc.narg(id_prefix)::text IS NULL OR starts_with(i.instance_id, sqlc.narg(id_prefix)::text))
+      AND (sqlc.narg(instance)::text IS NULL OR i.instance_id = sqlc.narg(instance)::text)
       AND (sqlc.narg(created_after)::timestamptz IS NULL OR i.created_at >= sqlc.narg(created_after)::timestamptz)
       AND (sqlc.narg(created_before)::timestamptz IS NULL OR i.created_at < sqlc.narg(created_before)::timestamptz)
       AND (sqlc.narg(after_created)::timestamptz IS NULL
@@ -61,6 +62,7 @@ SELECT * FROM ((
       AND (sqlc.narg(status)::text IS NULL OR sqlc.narg(status)::text = 'Pending')
       AND (sqlc.narg(orchestration)::text IS NULL OR q.work_item::jsonb ->> 'name' = sqlc.narg(orchestration)::text)
       AND (sqlc.narg(id_prefix)::text IS NULL OR starts_with(q.instance_id, sqlc.narg(id_prefix)::text))
+      AND (sqlc.narg(instance)::text IS NULL OR q.instance_id = sqlc.narg(instance)::text)
       AND (sqlc.narg(created_after)::timestamptz IS NULL OR q.created_at >= sqlc.narg(created_after)::timestamptz)
       AND (sqlc.narg(created_before)::timestamptz IS NULL OR q.created_at < sqlc.narg(created_before)::timestamptz)
       AND (sqlc.narg(after_created)::timestamptz IS NULL

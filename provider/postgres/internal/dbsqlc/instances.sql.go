@@ -146,12 +146,13 @@ SELECT instance_id, orchestration_name, orchestration_version, current_execution
            OR COALESCE(e.status, 'Running') = $1::text)
       AND ($2::text IS NULL OR i.orchestration_name = $2::text)
       AND ($3::text IS NULL OR starts_with(i.instance_id, $3::text))
-      AND ($4::timestamptz IS NULL OR i.created_at >= $4::timestamptz)
-      AND ($5::timestamptz IS NULL OR i.created_at < $5::timestamptz)
-      AND ($6::timestamptz IS NULL
-           OR (i.created_at, i.instance_id) < ($6::timestamptz, $7::text))
+      AND ($4::text IS NULL OR i.instance_id = $4::text)
+      AND ($5::timestamptz IS NULL OR i.created_at >= $5::timestamptz)
+      AND ($6::timestamptz IS NULL OR i.created_at < $6::timestamptz)
+      AND ($7::timestamptz IS NULL
+           OR (i.created_at, i.instance_id) < ($7::timestamptz, $8::text))
     ORDER BY i.created_at DESC, i.instance_id DESC
-    LIMIT $8
+    LIMIT $9
 ) UNION ALL (
     SELECT q.instance_id, COALESCE(q.work_item::jsonb ->> 'name', ''), COALESCE(q.work_item::jsonb ->> 'version', ''),
            1::bigint, q.work_item::jsonb ->> 'parentInstance', NULL::text, 0::bigint, q.created_at, q.created_at,
@@ -162,21 +163,23 @@ SELECT instance_id, orchestration_name, orchestration_version, current_execution
       AND ($1::text IS NULL OR $1::text = 'Pending')
       AND ($2::text IS NULL OR q.work_item::jsonb ->> 'name' = $2::text)
       AND ($3::text IS NULL OR starts_with(q.instance_id, $3::text))
-      AND ($4::timestamptz IS NULL OR q.created_at >= $4::timestamptz)
-      AND ($5::timestamptz IS NULL OR q.created_at < $5::timestamptz)
-      AND ($6::timestamptz IS NULL
-           OR (q.created_at, q.instance_id) < ($6::timestamptz, $7::text))
+      AND ($4::text IS NULL OR q.instance_id = $4::text)
+      AND ($5::timestamptz IS NULL OR q.created_at >= $5::timestamptz)
+      AND ($6::timestamptz IS NULL OR q.created_at < $6::timestamptz)
+      AND ($7::timestamptz IS NULL
+           OR (q.created_at, q.instance_id) < ($7::timestamptz, $8::text))
     ORDER BY q.created_at DESC, q.instance_id DESC
-    LIMIT $8
+    LIMIT $9
 )) page
 ORDER BY created_at DESC, instance_id DESC
-LIMIT $8
+LIMIT $9
 `
 
 type InstancePageParams struct {
 	Status        *string
 	Orchestration *string
 	IDPrefix      *string
+	Instance      *string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
 	AfterCreated  *time.Time
@@ -209,6 +212,7 @@ func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePagePar
 		arg.Status,
 		arg.Orchestration,
 		arg.IDPrefix,
+		arg.Instance,
 		arg.CreatedAfter,
 		arg.CreatedBefore,
 		arg.AfterCreated,

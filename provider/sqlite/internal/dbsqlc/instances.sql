@@ -116,6 +116,7 @@ WHERE (CAST(sqlc.narg(status) AS TEXT) IS NULL
   AND (CAST(sqlc.narg(orchestration) AS TEXT) IS NULL OR x.orchestration_name = CAST(sqlc.narg(orchestration) AS TEXT))
   AND (CAST(sqlc.narg(id_prefix) AS TEXT) IS NULL
        OR substr(x.instance_id, 1, length(CAST(sqlc.narg(id_prefix) AS TEXT))) = CAST(sqlc.narg(id_prefix) AS TEXT))
+  AND (CAST(sqlc.narg(instance) AS TEXT) IS NULL OR x.instance_id = CAST(sqlc.narg(instance) AS TEXT))
   AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR x.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
   AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR x.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
   AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL

@@ -318,19 +318,21 @@ WHERE (CAST(?1 AS TEXT) IS NULL
   AND (CAST(?2 AS TEXT) IS NULL OR x.orchestration_name = CAST(?2 AS TEXT))
   AND (CAST(?3 AS TEXT) IS NULL
        OR substr(x.instance_id, 1, length(CAST(?3 AS TEXT))) = CAST(?3 AS TEXT))
-  AND (CAST(?4 AS INTEGER) IS NULL OR x.created_at >= CAST(?4 AS INTEGER))
-  AND (CAST(?5 AS INTEGER) IS NULL OR x.created_at < CAST(?5 AS INTEGER))
-  AND (CAST(?6 AS INTEGER) IS NULL
-       OR x.created_at < CAST(?6 AS INTEGER)
-       OR (x.created_at = CAST(?6 AS INTEGER) AND x.instance_id < CAST(?7 AS TEXT)))
+  AND (CAST(?4 AS TEXT) IS NULL OR x.instance_id = CAST(?4 AS TEXT))
+  AND (CAST(?5 AS INTEGER) IS NULL OR x.created_at >= CAST(?5 AS INTEGER))
+  AND (CAST(?6 AS INTEGER) IS NULL OR x.created_at < CAST(?6 AS INTEGER))
+  AND (CAST(?7 AS INTEGER) IS NULL
+       OR x.created_at < CAST(?7 AS INTEGER)
+       OR (x.created_at = CAST(?7 AS INTEGER) AND x.instance_id < CAST(?8 AS TEXT)))
 ORDER BY x.created_at DESC, x.instance_id DESC
-LIMIT ?8
+LIMIT ?9
 `
 
 type InstancePageParams struct {
 	Status        sql.NullString
 	Orchestration sql.NullString
 	IDPrefix      sql.NullString
+	Instance      sql.NullString
 	CreatedAfter  sql.NullInt64
 	CreatedBefore sql.NullInt64
 	AfterCreated  sql.NullInt64
@@ -361,6 +363,7 @@ func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePagePar
 		arg.Status,
 		arg.Orchestration,
 		arg.IDPrefix,
+		arg.Instance,
 		arg.CreatedAfter,
 		arg.CreatedBefore,
 		arg.AfterCreated,
