@@ -120,3 +120,30 @@ func TestListColumns(t *testing.T) {
 		}
 	}
 }
+
+// An error names each thing once: no word twice in a row ("send to
+// instance instance").
+func TestErrorsDoNotStutter(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	for _, args := range [][]string{{"raise", "nope", "ev"}, {"terminate", "nope"}, {"status", "nope"}, {"history", "nope"}} {
+		r := cliWith(t, store, args...)
+		if r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
+			t.Errorf("duroxide %s: exit %d, stderr %q; want exit %d, not found", strings.Join(args, " "), r.code, r.stderr, exitFailed)
+		}
+		words := strings.Fields(r.stderr)
+		for i := 1; i < len(words); i++ {
+			if words[i] == words[i-1] {
+				t.Errorf("duroxide %s: %q says %q twice", strings.Join(args, " "), r.stderr, words[i])
+			}
+		}
+	}
+}
+
+// vet of packages the go command cannot find is bad input (exit 2), not
+// problems found in the code (exit 1).
+func TestVetOfMissingPackagesIsUsage(t *testing.T) {
+	r := cliWith(t, nil, "vet", "./no/such/dir/...")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "cannot load the packages") || strings.Contains(r.stderr, "found problems") {
+		t.Errorf("vet ./no/such/dir/...: exit %d, stderr %q; want exit %d, cannot load", r.code, r.stderr, exitUsage)
+	}
+}

@@ -35,6 +35,9 @@ func (c *cli) vetCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("vet needs the go command on PATH: %w", err)
 			}
+			if err := loadable(cmd, goTool, a); err != nil {
+				return err
+			}
 			run := exec.CommandContext(cmd.Context(), goTool, append([]string{"vet", "-vettool=" + self}, a...)...)
 			run.Stdout, run.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var exit *exec.ExitError
@@ -46,6 +49,26 @@ func (c *cli) vetCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// loadable checks that the go command finds the packages vet is given: a
+// pattern that matches nothing, a missing directory or an unresolvable
+// import is a usage error (exit 2), not problems found in the code. With
+// flags among the arguments, go vet alone judges them (they may take
+// values go list would read as packages).
+func loadable(cmd *cobra.Command, goTool string, args []string) error {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return nil
+		}
+	}
+	var stderr strings.Builder
+	list := exec.CommandContext(cmd.Context(), goTool, append([]string{"list"}, args...)...)
+	list.Stderr = &stderr
+	if err := list.Run(); err != nil {
+		return usagef("vet cannot load the packages: %s", strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }
 
 // isVetTool reports whether go vet started this binary as its -vettool: it

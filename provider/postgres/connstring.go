@@ -236,7 +236,29 @@ func isPasswordKey(key string) bool {
 func redact(err error) error {
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
-		return fmt.Errorf("cannot connect to the database: %w", errors.Unwrap(connErr))
+		return fmt.Errorf("cannot connect to the database: %w", distinct(errors.Unwrap(connErr)))
 	}
 	return err
+}
+
+// distinct is err with repeated causes of a joined error said once: pgx
+// joins one error per attempt, and its attempts (with and without TLS, say)
+// often fail alike.
+func distinct(err error) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var kept []error
+	seen := map[string]bool{}
+	for _, e := range joined.Unwrap() {
+		if msg := e.Error(); !seen[msg] {
+			seen[msg] = true
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 1 {
+		return kept[0]
+	}
+	return errors.Join(kept...)
 }

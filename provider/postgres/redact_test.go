@@ -30,6 +30,9 @@ func TestConnectionErrorsKeepCredentialsOut(t *testing.T) {
 		if strings.Contains(msg, "migrate") {
 			t.Errorf("%s: an unreachable server reported as a migration failure: %s", name, msg)
 		}
+		if strings.Count(msg, "dial error") > 1 {
+			t.Errorf("%s: the same cause said more than once (one per connection attempt): %s", name, msg)
+		}
 	}
 }
 

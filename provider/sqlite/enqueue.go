@@ -32,7 +32,7 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.Enqu
 
 // SendToInstance implements provider.Provider.
 func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) error {
-	const op = "send to instance"
+	const op = "send"
 	data, err := encodeEnqueue(op, item, 0, false)
 	if err != nil {
 		return err
