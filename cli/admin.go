@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -194,16 +197,22 @@ func (c *cli) deleteCommand() *cobra.Command {
 
 func (c *cli) purgeCommand() *cobra.Command {
 	var olderThan time.Duration
-	var all bool
+	var all, dryRun, yes bool
 	var limit int
 	cmd := &cobra.Command{
-		Use:     "purge",
-		Short:   "Delete finished instances (and their sub-orchestrations) in bulk",
-		Example: "  duroxide purge --older-than 720h",
+		Use:   "purge",
+		Short: "Delete finished instances (and their sub-orchestrations) in bulk",
+		Long: "Delete finished root instances (Completed, Failed, Terminated) with their sub-orchestrations and\n" +
+			"history. --dry-run lists what would go and deletes nothing. At a terminal, purge says how many\n" +
+			"root instances it is about to delete and asks first (--yes skips the question).",
+		Example: "  duroxide purge --older-than 720h --dry-run\n  duroxide purge --older-than 720h --yes",
 		Args:    args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (olderThan > 0) == all {
 				return usagef("purge needs exactly one of --older-than DURATION or --all")
+			}
+			if limit < 0 {
+				return usagef("--limit must not be negative, got %d", limit)
 			}
 			if err := c.open(cmd.Context()); err != nil {
 				return err
@@ -211,6 +220,18 @@ func (c *cli) purgeCommand() *cobra.Command {
 			filter := provider.DeleteFilter{Limit: limit}
 			if olderThan > 0 {
 				filter.CompletedBefore = time.Now().Add(-olderThan)
+			}
+			if dryRun || (c.terminal && !yes) {
+				doomed, err := c.purgeCandidates(cmd.Context(), filter)
+				if err != nil {
+					return fmt.Errorf("purge: %w", err)
+				}
+				if dryRun {
+					return c.print(doomed, func() { printDoomed(c.stdout, doomed) })
+				}
+				if !c.confirm(cmd, fmt.Sprintf("Delete %d finished root instances with their sub-orchestrations and history?", len(doomed))) {
+					return &failedError{"purge: nothing deleted (not confirmed)"}
+				}
 			}
 			res, err := c.client.Purge(cmd.Context(), filter)
 			if err != nil {
@@ -222,7 +243,67 @@ func (c *cli) purgeCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "only instances that finished longer ago than this")
 	cmd.Flags().BoolVar(&all, "all", false, "every finished instance")
 	cmd.Flags().IntVar(&limit, "limit", 0, "delete at most this many root instances (0: no cap)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the root instances purge would delete; delete nothing")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for a confirmation at a terminal")
 	return cmd
+}
+
+// purgeCandidates lists the root instances filter would delete: finished,
+// finished before filter.CompletedBefore (an instance's last update is its
+// end), oldest first, at most filter.Limit.
+func (c *cli) purgeCandidates(ctx context.Context, filter provider.DeleteFilter) ([]string, error) {
+	var doomed []provider.InstanceInfo
+	for _, st := range []provider.ExecutionStatus{provider.StatusCompleted, provider.StatusFailed, provider.StatusTerminated} {
+		req := provider.ListRequest{Status: st, Limit: provider.MaxListLimit}
+		for {
+			page, err := c.client.List(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range page.Instances {
+				if i.ParentInstance == "" && (filter.CompletedBefore.IsZero() || i.UpdatedAt.Before(filter.CompletedBefore)) {
+					doomed = append(doomed, i)
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			req.After = page.Next
+		}
+	}
+	slices.SortFunc(doomed, func(a, b provider.InstanceInfo) int {
+		if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Instance, b.Instance)
+	})
+	if filter.Limit > 0 && len(doomed) > filter.Limit {
+		doomed = doomed[:filter.Limit]
+	}
+	ids := make([]string, len(doomed))
+	for i, d := range doomed {
+		ids[i] = d.Instance
+	}
+	return ids, nil
+}
+
+func printDoomed(w io.Writer, ids []string) {
+	fmt.Fprintf(w, "would delete %d root instances (and their sub-orchestrations):\n", len(ids))
+	for _, id := range ids {
+		fmt.Fprintln(w, " ", id)
+	}
+}
+
+// confirm asks question on stderr and reads the answer: only y or yes
+// confirms.
+func (c *cli) confirm(cmd *cobra.Command, question string) bool {
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s [y/N] ", question)
+	answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // deletedView and statsView give -o json the same camelCase keys as the other commands.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,38 @@ func TestVetOfMissingPackagesIsUsage(t *testing.T) {
 	r := cliWith(t, nil, "vet", "./no/such/dir/...")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "cannot load the packages") || strings.Contains(r.stderr, "found problems") {
 		t.Errorf("vet ./no/such/dir/...: exit %d, stderr %q; want exit %d, cannot load", r.code, r.stderr, exitUsage)
+	}
+}
+
+// purge --dry-run lists and deletes nothing; at a terminal purge asks, and
+// deletes only on yes.
+func TestPurgeAsksAndDryRuns(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	for _, id := range []string{"old-1", "old-2"} {
+		if r := cliWith(t, store, "start", "Hello", "--id", id, "--input", `"x"`, "--wait", "1m"); r.code != 0 {
+			t.Fatalf("start %s: exit %d %s", id, r.code, r.stderr)
+		}
+	}
+	count := func() int {
+		var page listPage
+		decode(t, cliWith(t, store, "list", "-o", "json").stdout, &page)
+		return len(page.Instances)
+	}
+	r := cliWith(t, store, "purge", "--all", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "would delete 2 root instances") || !strings.Contains(r.stdout, "old-1") || count() != 2 {
+		t.Fatalf("purge --dry-run: exit %d, %q; %d instances left, want 2", r.code, r.stdout, count())
+	}
+	atTerminal := func(answer string, args ...string) result {
+		var out, errOut bytes.Buffer
+		code := run(t.Context(), append(append([]string{}, store...), args...), &out, &errOut, WithStdin(strings.NewReader(answer), true))
+		return result{out.String(), errOut.String(), code}
+	}
+	r = atTerminal("n\n", "purge", "--all")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "Delete 2 finished root instances") || count() != 2 {
+		t.Fatalf("purge answered no: exit %d, stderr %q; %d instances left, want 2", r.code, r.stderr, count())
+	}
+	r = atTerminal("y\n", "purge", "--all")
+	if r.code != 0 || !strings.Contains(r.stdout, "deleted 2 instances") || count() != 0 {
+		t.Fatalf("purge answered yes: exit %d, %q %q; %d instances left", r.code, r.stdout, r.stderr, count())
 	}
 }

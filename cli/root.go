@@ -44,6 +44,9 @@ const (
 type cli struct {
 	store, schema, output string
 	stdout                io.Writer
+	// stdin answers confirmations when terminal says a person is there.
+	stdin    io.Reader
+	terminal bool
 	// registry is the code `replay` checks histories against.
 	registry *runtime.Registry
 
@@ -65,6 +68,13 @@ func (e *timeoutError) Error() string { return e.msg }
 // Option configures Run.
 type Option func(*cli)
 
+// WithStdin gives the commands that ask for a confirmation (purge) their
+// input; terminal says a person types it. Without it, Main reads the
+// process's stdin and asks only when it is a terminal.
+func WithStdin(r io.Reader, terminal bool) Option {
+	return func(c *cli) { c.stdin, c.terminal = r, terminal }
+}
+
 // WithRegistry gives `replay` the orchestrations to check recorded histories
 // against. A team builds its own duroxide with its registry:
 //
@@ -79,7 +89,7 @@ func Main(reg *runtime.Registry) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr, WithRegistry(reg))
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr, WithRegistry(reg), WithStdin(os.Stdin, isTerminal(os.Stdin)))
 }
 
 // Run runs the command line args and returns the exit code: 0 success, 1
@@ -117,6 +127,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...O
 	default:
 		return exitFailed
 	}
+}
+
+// isTerminal reports whether f is a character device: a person at a
+// terminal, not a pipe or a file.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // usageError is bad input: a malformed argument, a missing store.
