@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 
 func (c *cli) startCommand() *cobra.Command {
 	var id, input, version, reuse, owner string
+	var events []string
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "start ORCHESTRATION",
@@ -27,7 +29,8 @@ func (c *cli) startCommand() *cobra.Command {
 			"the --owner the instance recorded is a retry: it succeeds and starts nothing.",
 		Example: `  duroxide start Greeting --input '"world"' --id greet-1
   duroxide start Greeting --input '"again"' --id greet-1 --id-reuse allow-finished
-  duroxide start Chain --input '{"n": 3}' --wait 1m`,
+  duroxide start Chain --input '{"n": 3}' --wait 1m
+  duroxide start Approval --input '{"item": "desk"}' --event 'approval={"approved": true, "by": "me"}'`,
 		Args: args("ORCHESTRATION"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			payload, err := jsonArg("--input", input)
@@ -38,13 +41,20 @@ func (c *cli) startCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			opts := []runtime.StartOption{runtime.StartIDReuse(policy)}
+			for _, e := range events {
+				name, data, err := eventArg(e)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, runtime.StartWithEvent(name, data))
+			}
 			if id == "" {
 				id = newInstanceID(a[0])
 			}
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			opts := []runtime.StartOption{runtime.StartIDReuse(policy)}
 			if version != "" {
 				opts = append(opts, runtime.StartVersion(version))
 			}
@@ -66,7 +76,24 @@ func (c *cli) startCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait this long for the instance to finish and print its status")
 	cmd.Flags().StringVar(&reuse, "id-reuse", "fail", "when --id is taken: fail, allow-finished or terminate-running")
 	cmd.Flags().StringVar(&owner, "owner", "", "who starts the instance, recorded with it; a start repeated with it is a retry")
+	cmd.Flags().StringArrayVar(&events, "event", nil, "NAME or NAME=JSON: an event the instance receives with its start, before its first turn (repeatable)")
 	return cmd
+}
+
+// eventArg reads --event NAME or NAME=JSON (the data; null without it).
+func eventArg(arg string) (string, json.RawMessage, error) {
+	name, data, hasData := strings.Cut(arg, "=")
+	if name == "" {
+		return "", nil, usagef("--event needs a name: NAME or NAME=JSON, got %q", arg)
+	}
+	if !hasData {
+		return name, json.RawMessage("null"), nil
+	}
+	payload, err := jsonArg("--event "+name, data)
+	if err != nil {
+		return "", nil, err
+	}
+	return name, payload, nil
 }
 
 // reusePolicies maps --id-reuse values to the runtime's policies.
@@ -132,6 +159,29 @@ func (c *cli) terminateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "terminated with the duroxide CLI", "reason recorded in the instance's failure")
+	return cmd
+}
+
+func (c *cli) cancelCommand() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel INSTANCE",
+		Short: "Ask a running instance to cancel: its code sees the cancellation and may clean up",
+		Long: "Cancel requests a cooperative cancellation: the orchestration's context is cancelled, its pending\n" +
+			"waits fail with the cancellation, and code that returns it ends Failed (kind Canceled). Code may\n" +
+			"run compensations first. terminate is the hard stop.",
+		Args: args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := c.open(cmd.Context()); err != nil {
+				return err
+			}
+			if err := c.client.Cancel(cmd.Context(), a[0], reason); err != nil {
+				return err
+			}
+			return c.print(map[string]string{"instance": a[0]}, func() { fmt.Fprintf(c.stdout, "cancellation of %s requested\n", a[0]) })
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "cancelled with the duroxide CLI", "reason the instance's code sees")
 	return cmd
 }
 

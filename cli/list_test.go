@@ -181,3 +181,33 @@ func TestPurgeAsksAndDryRuns(t *testing.T) {
 		t.Fatalf("purge answered yes: exit %d, %q %q; %d instances left", r.code, r.stdout, r.stderr, count())
 	}
 }
+
+// start --event delivers the event with the start; cancel reaches the
+// instance's code, which ends.
+func TestStartWithEventAndCancel(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	cli := func(args ...string) result { t.Helper(); return cliWith(t, store, args...) }
+	r := cli("start", "Approval", "--id", "ev-1", "--input", `{"item": "desk", "timeout": 600000000000}`,
+		"--event", `approval={"approved": true, "by": "cli"}`, "--wait", "1m")
+	if r.code != 0 || !strings.Contains(r.stdout, "Completed") || !strings.Contains(r.stdout, "cli") {
+		t.Fatalf("start --event: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, bad := range []string{"=1", "approval={not json"} {
+		if r := cli("start", "Approval", "--event", bad); r.code != exitUsage {
+			t.Errorf("start --event %q: exit %d, want %d", bad, r.code, exitUsage)
+		}
+	}
+	if r := cli("start", "Approval", "--id", "cancel-1", "--input", `{"item": "desk", "timeout": 600000000000}`); r.code != 0 {
+		t.Fatalf("start: exit %d %s", r.code, r.stderr)
+	}
+	if r := cli("cancel", "cancel-1", "--reason", "changed my mind"); r.code != 0 || !strings.Contains(r.stdout, "cancellation of cancel-1 requested") {
+		t.Fatalf("cancel: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli("wait", "cancel-1", "--timeout", "1m")
+	if !strings.Contains(r.stdout, "Failed") || !strings.Contains(strings.ToLower(r.stdout), "cancel") {
+		t.Errorf("wait after cancel: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := cli("cancel", "nope"); r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("cancel of an unknown instance: exit %d %q", r.code, r.stderr)
+	}
+}
