@@ -22,6 +22,7 @@ const (
 	// CondStoreReachable: the pool exists and its store can be used.
 	condStoreReachable  = "StoreReachable"
 	condRunning         = "Running"
+	condStalled         = "Stalled"
 	condSucceeded       = "Succeeded"
 	condFailed          = "Failed"
 	condTerminating     = "Terminating"
@@ -93,7 +94,7 @@ func (r *orchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView
 		return
 	}
 	st := view.status
-	s.Phase = phaseOf(st.Status)
+	s.Phase = phaseOf(st)
 	s.ExecutionID = st.ExecutionID
 	s.HistoryEvents = view.events
 	s.Children = view.children
@@ -117,10 +118,11 @@ func (r *orchestrationReconciler) mirror(o *v1.Orchestration, view *instanceView
 	case v1.PhaseFailed, v1.PhaseTerminated:
 		if st.Failure != nil {
 			msg, _ := truncate(st.Failure.Message, r.Limits.FailureMessage)
-			s.Failure = &v1.OrchestrationFailure{Class: string(st.Failure.Class), Message: msg}
+			s.Failure = &v1.OrchestrationFailure{Class: string(st.Failure.Class), Message: msg, Kind: string(st.Failure.Kind)}
 		}
 	}
 	setPhaseConditions(o)
+	r.setStalled(o, st)
 	s.Duration = durationOf(s)
 }
 
@@ -156,10 +158,37 @@ func durationOf(s *v1.OrchestrationStatus) string {
 
 // setPhaseConditions derives Running, Succeeded and Failed from the phase, so
 // `kubectl wait --for=condition=Succeeded` works.
+// setStalled sets the Stalled condition of a running instance: True, with
+// why its last turn was handed back, or False; a finished one has none.
+func (r *orchestrationReconciler) setStalled(o *v1.Orchestration, st *runtime.Status) {
+	switch {
+	case finished(o.Status.Phase):
+		removeCondition(o, condStalled)
+	case st.Stalled():
+		msg, _ := truncate(st.LastError.Message, r.Limits.FailureMessage)
+		setCondition(o, condStalled, metav1.ConditionTrue, stalledReason(st.LastError), msg)
+	default:
+		setCondition(o, condStalled, metav1.ConditionFalse, "Progressing", "its turns commit")
+	}
+}
+
+// stalledReason names why a turn was handed back, as a condition reason:
+// the failure's kind, else its class.
+func stalledReason(f *runtime.Failure) string {
+	name := string(f.Kind)
+	if name == "" {
+		name = string(f.Class)
+	}
+	if name == "" {
+		return "Stalled"
+	}
+	return strings.ToUpper(name[:1]) + name[1:]
+}
+
 func setPhaseConditions(o *v1.Orchestration) {
 	s := &o.Status
 	switch s.Phase {
-	case v1.PhaseRunning:
+	case v1.PhaseRunning, v1.PhaseStalled:
 		setCondition(o, condRunning, metav1.ConditionTrue, "Running", fmt.Sprintf("execution %d is running", s.ExecutionID))
 	case v1.PhaseCompleted:
 		setCondition(o, condRunning, metav1.ConditionFalse, "Completed", "the instance completed")
@@ -207,8 +236,11 @@ func failureReason(s *v1.OrchestrationStatus) (reason, message string) {
 	return "ApplicationError", msg
 }
 
-func phaseOf(s runtime.InstanceStatus) v1.OrchestrationPhase {
-	switch s {
+func phaseOf(st *runtime.Status) v1.OrchestrationPhase {
+	if st.Stalled() {
+		return v1.PhaseStalled
+	}
+	switch st.Status {
 	case runtime.StatusCompleted:
 		return v1.PhaseCompleted
 	case runtime.StatusFailed:
@@ -256,6 +288,10 @@ func (r *orchestrationReconciler) recordPhaseChange(o *v1.Orchestration, from v1
 	switch to {
 	case v1.PhaseRunning:
 		r.Recorder.Eventf(o, nil, "Normal", "Running", "Mirror", "instance %q is running", o.Status.InstanceID)
+	case v1.PhaseStalled:
+		if c := findCondition(o, condStalled); c != nil {
+			r.Recorder.Eventf(o, nil, "Warning", "Stalled", "Mirror", "instance %q makes no progress: %s: %s", o.Status.InstanceID, c.Reason, c.Message)
+		}
 	case v1.PhaseCompleted:
 		r.Recorder.Eventf(o, nil, "Normal", "Completed", "Mirror", "instance %q completed", o.Status.InstanceID)
 	case v1.PhaseFailed, v1.PhaseTerminated:
@@ -289,6 +325,7 @@ func summarize(o *v1.Orchestration) {
 		{condFailed, metav1.ConditionTrue},
 		{condEventsDelivered, metav1.ConditionFalse},
 		{condTerminating, metav1.ConditionTrue},
+		{condStalled, metav1.ConditionTrue},
 		{condSucceeded, metav1.ConditionTrue},
 		{condRunning, metav1.ConditionTrue},
 		{condRunning, metav1.ConditionFalse},

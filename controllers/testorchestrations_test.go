@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	dxruntime "github.com/duroxide/duroxide-go/runtime"
@@ -13,7 +14,23 @@ type TimersInput struct {
 	OutputBytes int `json:"outputBytes"`
 }
 
+// drifted makes Drift's code differ from what its first turn recorded, as
+// a worker image deployed with changed code would: its instances stall on
+// nondeterminism until it is false again.
+var drifted atomic.Bool
+
 func registerTestOrchestrations(reg *dxruntime.Registry) {
+	// Drift sleeps an hour; with drifted set, its code first calls an
+	// activity instead, which its history does not record.
+	dxruntime.RegisterOrchestration(reg, "Drift", func(ctx *dxruntime.OrchestrationContext, _ string) (string, error) {
+		if drifted.Load() {
+			return dxruntime.Await[string](ctx.CallActivity("Drifted", ""))
+		}
+		if err := ctx.CreateTimer(time.Hour).Await(nil); err != nil {
+			return "", err
+		}
+		return "woke", nil
+	})
 	// Timers fires Count zero-length timers at once (2 history events each)
 	// and returns OutputBytes of output, with a custom status as large: a
 	// big instance whose CR must stay small.

@@ -127,13 +127,17 @@ type OrchestrationEvent struct {
 	Data *apiextensionsv1.JSON `json:"data,omitempty"`
 }
 
-// OrchestrationPhase is where the instance stands.
-// +kubebuilder:validation:Enum=Pending;Running;Completed;Failed;Terminated
+// OrchestrationPhase is where the instance stands. Stalled: running, but
+// its last turn was handed back (code that no longer matches its history,
+// an unregistered orchestration, a store error) and it makes no progress
+// until that is put right; the Stalled condition says why.
+// +kubebuilder:validation:Enum=Pending;Running;Stalled;Completed;Failed;Terminated
 type OrchestrationPhase string
 
 const (
 	PhasePending    OrchestrationPhase = "Pending"
 	PhaseRunning    OrchestrationPhase = "Running"
+	PhaseStalled    OrchestrationPhase = "Stalled"
 	PhaseCompleted  OrchestrationPhase = "Completed"
 	PhaseFailed     OrchestrationPhase = "Failed"
 	PhaseTerminated OrchestrationPhase = "Terminated"
@@ -145,6 +149,10 @@ type OrchestrationFailure struct {
 	Class string `json:"class,omitempty"`
 	// Message describes the failure.
 	Message string `json:"message,omitempty"`
+	// Kind refines the class where the runtime knows more: Canceled,
+	// Timeout, Nondeterminism, Poison, ...
+	// +optional
+	Kind string `json:"kind,omitempty"`
 }
 
 // OrchestrationStatus mirrors the instance's state in the store.
@@ -210,7 +218,8 @@ type OrchestrationStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Conditions: StoreReachable (the pool and its store can be used),
 	// InstanceIDInUse (the ID is taken, nothing was started), Running,
-	// Succeeded, Failed, Terminating, InputChanged, EventsDelivered.
+	// Stalled (running, its last turn handed back: the reason and message
+	// say why), Succeeded, Failed, Terminating, InputChanged, EventsDelivered.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
