@@ -260,15 +260,31 @@ func (c *cli) statusCommand() *cobra.Command {
 }
 
 func (c *cli) historyCommand() *cobra.Command {
-	return &cobra.Command{
+	var execution int64
+	var all bool
+	cmd := &cobra.Command{
 		Use:   "history INSTANCE",
-		Short: "Show the history of an instance's current execution",
-		Args:  args("INSTANCE"),
+		Short: "Show the history of an instance's execution: what happened, when, and how long it took",
+		Long: "history prints an execution's events with the time since the execution began, what each completion\n" +
+			"answers (the activity's or child's name) and how long it took, and what each timer is for: the\n" +
+			"code's own, a retry's backoff or an attempt's timeout. The current execution by default;\n" +
+			"--execution N for another of a continue-as-new chain, --all-executions for every one.\n" +
+			"-o json of one execution is the file replay --file reads.",
+		Args: args("INSTANCE"),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if execution < 0 {
+				return usagef("--execution must be positive (0: the current one), not %d", execution)
+			}
+			if all && execution != 0 {
+				return usagef("--execution and --all-executions exclude each other")
+			}
 			if err := c.open(cmd.Context()); err != nil {
 				return err
 			}
-			events, err := c.client.History(cmd.Context(), a[0])
+			if all {
+				return c.printAllExecutions(cmd.Context(), a[0])
+			}
+			events, err := c.provider.ReadHistory(cmd.Context(), provider.ExecutionRequest{Instance: a[0], ExecutionID: execution})
 			if err != nil {
 				return fmt.Errorf("history of %s: %w", a[0], err)
 			}
@@ -278,6 +294,45 @@ func (c *cli) historyCommand() *cobra.Command {
 			return c.print(historyFile{Instance: a[0], Events: events}, func() { printHistory(c.stdout, events) })
 		},
 	}
+	cmd.Flags().Int64Var(&execution, "execution", 0, "the execution to show (0: the current one)")
+	cmd.Flags().BoolVar(&all, "all-executions", false, "every execution of a continue-as-new chain, oldest first")
+	return cmd
+}
+
+// executionHistory is one execution's events, for history --all-executions.
+type executionHistory struct {
+	ExecutionID int64            `json:"executionId"`
+	Events      []provider.Event `json:"events"`
+}
+
+func (c *cli) printAllExecutions(ctx context.Context, id string) error {
+	ids, err := c.provider.ListExecutions(ctx, provider.InstanceRequest{Instance: id})
+	if err != nil {
+		return fmt.Errorf("executions of %s: %w", id, err)
+	}
+	if len(ids) == 0 {
+		return notFoundHint(fmt.Errorf("history of %s: %w", id, provider.ErrNotFound), id)
+	}
+	all := make([]executionHistory, 0, len(ids))
+	for _, e := range ids {
+		events, err := c.provider.ReadHistory(ctx, provider.ExecutionRequest{Instance: id, ExecutionID: e})
+		if err != nil {
+			return fmt.Errorf("history of %s, execution %d: %w", id, e, err)
+		}
+		all = append(all, executionHistory{ExecutionID: e, Events: events})
+	}
+	return c.print(struct {
+		Instance   string             `json:"instance"`
+		Executions []executionHistory `json:"executions"`
+	}{id, all}, func() {
+		for i, e := range all {
+			if i > 0 {
+				fmt.Fprintln(c.stdout)
+			}
+			fmt.Fprintf(c.stdout, "execution %d\n", e.ExecutionID)
+			printHistory(c.stdout, e.Events)
+		}
+	})
 }
 
 // jsonArg checks a JSON flag value; empty means null.

@@ -211,3 +211,58 @@ func TestStartWithEventAndCancel(t *testing.T) {
 		t.Errorf("cancel of an unknown instance: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// history of the retry sample: times, the activity named on its
+// completions with how long each attempt took, and the backoff timers
+// labelled; --execution and --all-executions show a continue-as-new chain.
+func TestHistoryShowsTimesNamesAndTimerPurposes(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	cli := func(args ...string) result { t.Helper(); return cliWith(t, store, args...) }
+	if r := cli("start", "Retry", "--id", "pay-1", "--input", `"pay-1"`, "--wait", "1m"); r.code != 0 {
+		t.Fatalf("start Retry: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	out := cli("history", "pay-1").stdout
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "TIME") || !strings.Contains(lines[0], "TOOK") {
+		t.Fatalf("history header: %q", lines[0])
+	}
+	count := func(kind, name string) (n int) {
+		for _, l := range lines[1:] {
+			f := strings.Fields(l)
+			if len(f) > 3 && f[2] == kind && f[3] == name {
+				n++
+			}
+		}
+		return n
+	}
+	if count("ActivityFailed", "FlakyCharge") != 2 || count("ActivityCompleted", "FlakyCharge") != 1 ||
+		count("TimerCreated", "retry") != 2 || count("TimerFired", "retry") != 2 {
+		t.Errorf("history of the retry sample: want 2 failed attempts, 1 completed, 2 retry backoff timers created and fired:\n%s", out)
+	}
+	if !strings.Contains(out, "(retry backoff of FlakyCharge after attempt 1)") || !strings.Contains(out, "+") {
+		t.Errorf("history does not say what the timers are for, or when:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) > 3 && strings.HasPrefix(f[2], "Activity") && f[2] != "ActivityScheduled" && !strings.HasSuffix(f[5], "s") {
+			t.Errorf("a completion without its duration: %q", l)
+		}
+	}
+
+	// Counter continues as new: each execution's history on its own, or all.
+	if r := cli("start", "Counter", "--id", "count-1", "--input", `{"count": 0, "limit": 2}`, "--wait", "1m"); r.code != 0 {
+		t.Fatalf("start Counter: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	first := cli("history", "count-1", "--execution", "1").stdout
+	if !strings.Contains(first, "OrchestrationContinuedAsNew") {
+		t.Errorf("history --execution 1 of a continued instance:\n%s", first)
+	}
+	all := cli("history", "count-1", "--all-executions").stdout
+	if !strings.Contains(all, "execution 1\n") || !strings.Contains(all, "execution 2\n") {
+		t.Errorf("history --all-executions:\n%s", all)
+	}
+	for _, bad := range [][]string{{"history", "count-1", "--execution", "-1"}, {"history", "count-1", "--execution", "1", "--all-executions"}} {
+		if r := cli(bad...); r.code != exitUsage {
+			t.Errorf("duroxide %s: exit %d, want %d", strings.Join(bad, " "), r.code, exitUsage)
+		}
+	}
+}

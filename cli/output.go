@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -97,15 +98,77 @@ func (c *cli) printStatus(st *runtime.Status) error {
 
 func printHistory(out io.Writer, events []provider.Event) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tNAME\tSOURCE\tDETAIL")
+	fmt.Fprintln(w, "TIME\tID\tKIND\tNAME\tSOURCE\tTOOK\tDETAIL")
+	byID := make(map[int64]provider.Event, len(events))
+	var start int64
 	for _, e := range events {
-		source := ""
+		byID[e.ID] = e
+		if start == 0 {
+			start = e.Time
+		}
+	}
+	for _, e := range events {
+		source, name, took := "", e.Name, ""
 		if e.SourceID != 0 {
 			source = fmt.Sprint(e.SourceID)
+			if s, ok := byID[e.SourceID]; ok {
+				if name == "" {
+					name = s.Name
+				}
+				if isCompletion(e.Kind) && e.Time != 0 && s.Time != 0 {
+					took = shortDuration(time.Duration(e.Time-s.Time) * time.Millisecond)
+				}
+			}
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, e.Name, source, eventDetail(e))
+		if e.Kind == provider.EventTimerCreated || e.Kind == provider.EventTimerFired {
+			name = timerPurpose(e, byID)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", sinceStart(e.Time, start), e.ID, e.Kind, name, source, took, eventDetail(e))
 	}
 	_ = w.Flush()
+}
+
+// isCompletion reports whether k answers a decision made earlier.
+func isCompletion(k provider.EventKind) bool {
+	switch k {
+	case provider.EventActivityCompleted, provider.EventActivityFailed, provider.EventTimerFired,
+		provider.EventSubOrchestrationCompleted, provider.EventSubOrchestrationFailed:
+		return true
+	}
+	return false
+}
+
+// timerPurpose labels a timer (its TimerCreated, or the TimerFired that
+// answers it): the code's own, a retry's backoff, an attempt's timeout.
+func timerPurpose(e provider.Event, byID map[int64]provider.Event) string {
+	created := e
+	if e.Kind == provider.EventTimerFired {
+		created = byID[e.SourceID]
+	}
+	switch {
+	case strings.HasPrefix(created.Reason, runtime.TimerRetryBackoff):
+		return "retry backoff"
+	case strings.HasPrefix(created.Reason, runtime.TimerAttemptTimeout):
+		return "attempt timeout"
+	}
+	return "timer"
+}
+
+// sinceStart is t's offset from the execution's first event, "" when the
+// event has no time (recorded by an older version).
+func sinceStart(t, start int64) string {
+	if t == 0 || start == 0 {
+		return ""
+	}
+	return "+" + shortDuration(time.Duration(t-start)*time.Millisecond)
+}
+
+// shortDuration prints d to the millisecond: 0s, 850ms, 1.25s, 2m3s.
+func shortDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 // eventDetail is the one payload that says most about an event, shortened.
@@ -114,6 +177,11 @@ func eventDetail(e provider.Event) string {
 	switch {
 	case e.Error != nil:
 		d = string(e.Error.Class) + ": " + e.Error.Message
+	case e.Kind == provider.EventTimerCreated && e.FireAt != 0 && e.Time != 0:
+		d = "fires in " + shortDuration(time.Duration(e.FireAt-e.Time)*time.Millisecond)
+		if e.Reason != "" {
+			d += " (" + e.Reason + ")"
+		}
 	case e.Kind == provider.EventTimerCreated && e.FireAt != 0:
 		d = "fires " + time.UnixMilli(e.FireAt).UTC().Format(time.RFC3339)
 	case e.Reason != "":

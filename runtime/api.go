@@ -122,6 +122,14 @@ const (
 	FailureForeignGoroutine = engine.FailureForeignGoroutine
 )
 
+// Purposes the runtime records on its own timers (the Reason of their
+// TimerCreated events, followed by the activity's name): a retry's backoff
+// and an attempt's timeout. The orchestration's own timers have none.
+const (
+	TimerRetryBackoff   = engine.TimerRetryBackoff
+	TimerAttemptTimeout = engine.TimerAttemptTimeout
+)
+
 const (
 	// StatusPending: the start is queued; no worker has run the first turn yet.
 	StatusPending = engine.StatusPending

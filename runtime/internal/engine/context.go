@@ -115,11 +115,19 @@ func (c *OrchestrationContext) decide(a *action) *Future {
 // CreateTimer returns a future that resolves once d has passed. The timer is
 // durable: it fires even if every process restarts meanwhile.
 func (c *OrchestrationContext) CreateTimer(d time.Duration) *Future {
+	return c.timer(d, "")
+}
+
+// timer is CreateTimer with the purpose the runtime records for a timer of
+// its own (Event.Reason: a retry's backoff, an attempt's timeout), so a
+// history tells it from the code's timers. Replay matches timers by kind
+// alone, so histories recorded without it replay the same.
+func (c *OrchestrationContext) timer(d time.Duration, purpose string) *Future {
 	if d < 0 {
 		d = 0
 	}
 	fireAt := c.t.curTime.Add(d).UnixMilli()
-	return c.decide(&action{kind: provider.EventTimerCreated, fireAt: fireAt})
+	return c.decide(&action{kind: provider.EventTimerCreated, fireAt: fireAt, reason: purpose})
 }
 
 // WaitForEvent returns a future for the next external event with this name

@@ -58,6 +58,14 @@ func (p RetryPolicy) Delay(attempt int) time.Duration {
 	return d
 }
 
+// Purposes the runtime records on its own timers (Event.Reason of their
+// TimerCreated, followed by the activity's name): tools tell them from the
+// orchestration's timers by this prefix.
+const (
+	TimerRetryBackoff   = "retry backoff of"
+	TimerAttemptTimeout = "attempt timeout of"
+)
+
 // callWithRetry runs the attempts in a coroutine of their own; its future
 // resolves with the first success or the last failure. Cancelling it cancels
 // the attempt or backoff timer in flight and stops retrying.
@@ -70,7 +78,7 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 				return out, err
 			}
 			ctx.Logger().Info("activity attempt failed; retrying", "activity", name, "attempt", attempt, "error", err)
-			if err := ctx.CreateTimer(p.Delay(attempt)).Await(nil); err != nil {
+			if err := ctx.timer(p.Delay(attempt), fmt.Sprintf("%s %s after attempt %d", TimerRetryBackoff, name, attempt)).Await(nil); err != nil {
 				return "", err
 			}
 		}
@@ -83,7 +91,7 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 // before any timer can fire, so its timeout bounds its context instead.
 func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, local bool) (string, error) {
 	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: local, timeout: timeout})
-	if timeout > 0 && c.Select(act, c.CreateTimer(timeout)) == 1 {
+	if timeout > 0 && c.Select(act, c.timer(timeout, fmt.Sprintf("%s %s", TimerAttemptTimeout, name))) == 1 {
 		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
 			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}
 	}
