@@ -244,7 +244,7 @@ func notProgressing(st *runtime.Status) string {
 func (c *cli) statusCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status INSTANCE",
-		Short: "Show an instance's status, output, failure and custom status",
+		Short: "Show an instance's status, output, failure, custom status, what it waits on and its children",
 		Args:  args("INSTANCE"),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if err := c.open(cmd.Context()); err != nil {
@@ -254,7 +254,21 @@ func (c *cli) statusCommand() *cobra.Command {
 			if err != nil {
 				return notFoundHint(err, a[0])
 			}
-			return c.printStatus(st)
+			v := viewOf(st)
+			if st.Status == runtime.StatusPending {
+				return c.printView(v)
+			}
+			if !st.Finished() {
+				events, err := c.provider.ReadHistory(cmd.Context(), provider.ExecutionRequest{Instance: a[0]})
+				if err != nil {
+					return fmt.Errorf("history of %s: %w", a[0], err)
+				}
+				v.WaitingOn = waitingOn(events)
+			}
+			if v.Children, err = c.provider.ListChildren(cmd.Context(), provider.InstanceRequest{Instance: a[0]}); err != nil {
+				return fmt.Errorf("children of %s: %w", a[0], err)
+			}
+			return c.printView(v)
 		},
 	}
 }

@@ -41,6 +41,9 @@ type statusView struct {
 	Parent        string           `json:"parent,omitempty"`
 	CreatedAt     time.Time        `json:"createdAt"`
 	UpdatedAt     time.Time        `json:"updatedAt"`
+	// WaitingOn and Children are filled in by status (not by wait or start).
+	WaitingOn []pendingWork `json:"waitingOn,omitempty"`
+	Children  []string      `json:"children,omitempty"`
 }
 
 func viewOf(st *runtime.Status) statusView {
@@ -68,7 +71,10 @@ func rawJSON(s string) json.RawMessage {
 }
 
 func (c *cli) printStatus(st *runtime.Status) error {
-	v := viewOf(st)
+	return c.printView(viewOf(st))
+}
+
+func (c *cli) printView(v statusView) error {
 	return c.print(v, func() {
 		w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		line := func(k, val string) {
@@ -92,6 +98,17 @@ func (c *cli) printStatus(st *runtime.Status) error {
 		line("parent", v.Parent)
 		line("created", v.CreatedAt.UTC().Format(time.RFC3339))
 		line("updated", v.UpdatedAt.UTC().Format(time.RFC3339))
+		now := time.Now()
+		for i, p := range v.WaitingOn {
+			key := ""
+			if i == 0 {
+				key = "waiting on:"
+			}
+			fmt.Fprintf(w, "%s\t%s\n", key, p.describe(now))
+		}
+		if len(v.Children) > 0 {
+			line("children", fmt.Sprintf("%d: %s", len(v.Children), strings.Join(firstOf(v.Children, 5), ", ")))
+		}
 		_ = w.Flush()
 	})
 }
@@ -199,6 +216,14 @@ func eventDetail(e provider.Event) string {
 		d = string(r[:limit-1]) + "…"
 	}
 	return d
+}
+
+// firstOf is the first n of s, with "…" when there are more.
+func firstOf(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], "…")
 }
 
 // notFoundHint explains the one surprising not-found: an instance exists only

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duroxide/duroxide-go/provider"
+)
+
+// status says what a running instance waits on; tree draws an instance
+// and its sub-orchestrations with their statuses.
+func TestStatusWaitingOnAndTree(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	cli := func(args ...string) result { t.Helper(); return cliWith(t, store, args...) }
+	if r := cli("start", "Approval", "--id", "wait-1", "--input", `{"item": "desk", "timeout": 3600000000000}`); r.code != 0 {
+		t.Fatalf("start: exit %d %s", r.code, r.stderr)
+	}
+	var v statusView
+	for deadline := time.Now().Add(30 * time.Second); len(v.WaitingOn) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		v = statusView{}
+		_ = json.Unmarshal([]byte(cli("status", "wait-1", "-o", "json").stdout), &v)
+	}
+	if len(v.WaitingOn) != 2 || v.WaitingOn[0].Kind != "event" || v.WaitingOn[0].Name != "approval" ||
+		v.WaitingOn[1].Kind != "timer" || v.WaitingOn[1].Due == nil || time.Until(*v.WaitingOn[1].Due) < 50*time.Minute {
+		t.Fatalf("waiting on %+v; want the approval event, then the timer due in an hour", v.WaitingOn)
+	}
+	out := cli("status", "wait-1").stdout
+	if !strings.Contains(out, "waiting on:") || !strings.Contains(out, "event approval for") || !strings.Contains(out, "timer due in ") {
+		t.Errorf("status printed:\n%s", out)
+	}
+
+	if r := cli("start", "SubFanOut", "--id", "fan-1", "--input", `["a", "b"]`, "--wait", "1m"); r.code != 0 {
+		t.Fatalf("start SubFanOut: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(cli("tree", "fan-1").stdout), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "fan-1  SubFanOut  Completed") ||
+		!strings.HasPrefix(lines[1], "├─ fan-1") || !strings.HasPrefix(lines[2], "└─ fan-1") || !strings.HasSuffix(lines[2], "Completed") {
+		t.Errorf("tree printed:\n%s", strings.Join(lines, "\n"))
+	}
+	st := statusOf(t, cli("status", "fan-1", "-o", "json").stdout)
+	if len(st.Children) != 2 || len(st.WaitingOn) != 0 {
+		t.Errorf("status of a finished parent: children %v, waiting on %v", st.Children, st.WaitingOn)
+	}
+	if r := cli("tree", "nope"); r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("tree of an unknown instance: exit %d %q", r.code, r.stderr)
+	}
+}
+
+func TestWaitingOn(t *testing.T) {
+	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).UnixMilli()
+	events := []provider.Event{
+		{ID: 1, Kind: provider.EventOrchestrationStarted, Time: at},
+		{ID: 2, Kind: provider.EventActivityScheduled, Name: "done", Time: at},
+		{ID: 3, Kind: provider.EventActivityScheduled, Name: "open", Time: at},
+		{ID: 4, Kind: provider.EventExternalSubscribed, Name: "go", Time: at},
+		{ID: 5, Kind: provider.EventExternalSubscribed, Name: "go", Time: at},
+		{ID: 6, Kind: provider.EventTimerCreated, FireAt: at + 1000, Reason: "retry backoff of open after attempt 1", Time: at},
+		{ID: 7, Kind: provider.EventSubOrchestrationScheduled, Name: "Sub", Instance: "kid", Time: at},
+		{ID: 8, Kind: provider.EventTimerCreated, FireAt: at + 5000, Time: at},
+		{ID: 9, Kind: provider.EventActivityCompleted, SourceID: 2, Time: at},
+		{ID: 10, Kind: provider.EventExternalRaised, Name: "go", Time: at},
+		{ID: 11, Kind: provider.EventCancelRequested, SourceID: 8, Time: at},
+	}
+	var got []string
+	for _, w := range waitingOn(events) {
+		got = append(got, w.Kind+" "+w.Name+" "+w.Instance)
+	}
+	want := []string{"activity open ", "event go ", "timer retry backoff ", "child Sub kid"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("waiting on %q, want %q (answered, raised and cancelled decisions left out)", got, want)
+	}
+}
