@@ -275,7 +275,7 @@ func (c *cli) statusCommand() *cobra.Command {
 
 func (c *cli) historyCommand() *cobra.Command {
 	var execution int64
-	var all bool
+	var all, follow bool
 	cmd := &cobra.Command{
 		Use:   "history INSTANCE",
 		Short: "Show the history of an instance's execution: what happened, when, and how long it took",
@@ -283,6 +283,7 @@ func (c *cli) historyCommand() *cobra.Command {
 			"answers (the activity's or child's name) and how long it took, and what each timer is for: the\n" +
 			"code's own, a retry's backoff or an attempt's timeout. The current execution by default;\n" +
 			"--execution N for another of a continue-as-new chain, --all-executions for every one.\n" +
+			"--follow prints events as they are recorded, into each new execution, until the instance ends.\n" +
 			"-o json of one execution is the file replay --file reads.",
 		Args: args("INSTANCE"),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -292,8 +293,14 @@ func (c *cli) historyCommand() *cobra.Command {
 			if all && execution != 0 {
 				return usagef("--execution and --all-executions exclude each other")
 			}
+			if follow && (all || execution != 0 || c.output == "json") {
+				return usagef("--follow shows the current execution on, as text: not with --execution, --all-executions or -o json")
+			}
 			if err := c.open(cmd.Context()); err != nil {
 				return err
+			}
+			if follow {
+				return c.followHistory(cmd.Context(), a[0])
 			}
 			if all {
 				return c.printAllExecutions(cmd.Context(), a[0])
@@ -310,6 +317,7 @@ func (c *cli) historyCommand() *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&execution, "execution", 0, "the execution to show (0: the current one)")
 	cmd.Flags().BoolVar(&all, "all-executions", false, "every execution of a continue-as-new chain, oldest first")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "print events as they are recorded until the instance ends")
 	return cmd
 }
 

@@ -114,8 +114,17 @@ func (c *cli) printView(v statusView) error {
 }
 
 func printHistory(out io.Writer, events []provider.Event) {
+	printHistoryFrom(out, events, 0, true)
+}
+
+// printHistoryFrom prints events[from:], in the context of all of them
+// (names, durations and times refer to earlier events), with the header
+// when header is set.
+func printHistoryFrom(out io.Writer, events []provider.Event, from int, header bool) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TIME\tID\tKIND\tNAME\tSOURCE\tTOOK\tDETAIL")
+	if header {
+		fmt.Fprintln(w, "TIME\tID\tKIND\tNAME\tSOURCE\tTOOK\tDETAIL")
+	}
 	byID := make(map[int64]provider.Event, len(events))
 	var start int64
 	for _, e := range events {
@@ -124,7 +133,7 @@ func printHistory(out io.Writer, events []provider.Event) {
 			start = e.Time
 		}
 	}
-	for _, e := range events {
+	for _, e := range events[from:] {
 		source, name, took := "", e.Name, ""
 		if e.SourceID != 0 {
 			source = fmt.Sprint(e.SourceID)

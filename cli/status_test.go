@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,5 +73,59 @@ func TestWaitingOn(t *testing.T) {
 	want := []string{"activity open ", "event go ", "timer retry backoff ", "child Sub kid"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("waiting on %q, want %q (answered, raised and cancelled decisions left out)", got, want)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// history --follow prints the events recorded so far, then each new one,
+// and returns when the instance ends.
+func TestHistoryFollow(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	if r := cliWith(t, store, "start", "Approval", "--id", "follow-1", "--input", `{"item": "desk", "timeout": 3600000000000}`); r.code != 0 {
+		t.Fatalf("start: exit %d %s", r.code, r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append(append([]string{}, store...), "history", "follow-1", "--follow"), &out, &errOut)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "TimerCreated"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("follow printed no timer yet:\n%s%s", out.String(), errOut.String())
+		}
+	}
+	if r := cliWith(t, store, "raise", "follow-1", "approval", "--data", `{"approved": true, "by": "follower"}`); r.code != 0 {
+		t.Fatalf("raise: exit %d %s", r.code, r.stderr)
+	}
+	select {
+	case code := <-done:
+		got := out.String()
+		if code != 0 || !strings.Contains(got, "ExternalRaised") || !strings.Contains(got, "OrchestrationCompleted") || strings.Count(got, "TIME") != 1 {
+			t.Errorf("follow: exit %d\n%s%s", code, got, errOut.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("follow did not return when the instance completed:\n%s", out.String())
+	}
+	if r := cliWith(t, store, "history", "follow-1", "--follow", "-o", "json"); r.code != exitUsage {
+		t.Errorf("history --follow -o json: exit %d, want %d", r.code, exitUsage)
 	}
 }
