@@ -129,3 +129,43 @@ func TestHistoryFollow(t *testing.T) {
 		t.Errorf("history --follow -o json: exit %d, want %d", r.code, exitUsage)
 	}
 }
+
+// watch of named instances prints their status changes and returns once
+// each has ended; a finished one is not waited for.
+func TestWatchNamedInstances(t *testing.T) {
+	store := sqliteWithWorkers(t)
+	if r := cliWith(t, store, "start", "Approval", "--id", "watched", "--input", `{"item": "desk", "timeout": 3600000000000}`); r.code != 0 {
+		t.Fatalf("start: exit %d %s", r.code, r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append(append([]string{}, store...), "watch", "watched", "-o", "json"), &out, &errOut)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), `"Running"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch printed no current status:\n%s%s", out.String(), errOut.String())
+		}
+	}
+	if r := cliWith(t, store, "raise", "watched", "approval", "--data", `{"approved": false, "by": "watcher"}`); r.code != 0 {
+		t.Fatalf("raise: exit %d %s", r.code, r.stderr)
+	}
+	select {
+	case code := <-done:
+		var last watchEntry
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); code != 0 || err != nil || last.Instance != "watched" || last.Status != "Completed" {
+			t.Errorf("watch: exit %d, last line %q (%v)\n%s", code, lines[len(lines)-1], err, errOut.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("watch did not return when the instance completed:\n%s", out.String())
+	}
+	if r := cliWith(t, store, "watch", "watched"); r.code != 0 || !strings.Contains(r.stdout, "watched  Completed") {
+		t.Errorf("watch of a finished instance: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := cliWith(t, store, "watch", "nope"); r.code != exitFailed || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("watch of an unknown instance: exit %d %q", r.code, r.stderr)
+	}
+}
