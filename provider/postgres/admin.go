@@ -22,8 +22,8 @@ func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) 
 	size := req.PageSize()
 	rows, err := queries.InstancePage(ctx, p.pool, dbsqlc.InstancePageParams{
 		Status: nonEmpty(string(req.Status)), Orchestration: nonEmpty(req.Orchestration), IDPrefix: nonEmpty(req.IDPrefix), Instance: nonEmpty(req.Instance),
-		CreatedAfter: nonZero(req.CreatedAfter), CreatedBefore: nonZero(req.CreatedBefore),
-		AfterCreated: nonZero(after.CreatedAt), AfterID: nonEmpty(after.Instance), MaxRows: int32(size + 1)})
+		CreatedAfter: timeOrNil(req.CreatedAfter), CreatedBefore: timeOrNil(req.CreatedBefore),
+		AfterCreated: timeOrNil(after.CreatedAt), AfterID: nonEmpty(after.Instance), MaxRows: int32(size + 1)})
 	if err != nil {
 		return provider.InstancePage{}, classify("list instances", "", err)
 	}
@@ -44,14 +44,6 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// nonZero is t, or NULL for the zero time.
-func nonZero(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 // ListChildren implements provider.Admin.

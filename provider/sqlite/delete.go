@@ -82,10 +82,7 @@ func (p *Provider) DeleteInstancesBulk(ctx context.Context, filter provider.Dele
 // among f.Instances when it lists any, completed before f.CompletedBefore
 // when it is set.
 func bulkDeleteCandidates(ctx context.Context, tx *txn, f provider.DeleteFilter) ([]string, error) {
-	var before sql.NullInt64
-	if !f.CompletedBefore.IsZero() {
-		before = sql.NullInt64{Int64: f.CompletedBefore.UnixMilli(), Valid: true}
-	}
+	before := msOrNull(f.CompletedBefore)
 	var roots []string
 	var err error
 	if len(f.Instances) == 0 {
