@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/duroxide/duroxide-go/internal/inspect"
 	"github.com/duroxide/duroxide-go/provider"
 )
 
@@ -123,32 +124,10 @@ func printList(w io.Writer, infos []provider.InstanceInfo, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "INSTANCE\tSTATUS\tORCHESTRATION\tEXECUTION\tAGE\tUPDATED")
 	for _, i := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", i.Instance, shownStatus(i), i.OrchestrationName, i.CurrentExecutionID,
-			age(now.Sub(i.CreatedAt)), i.UpdatedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", i.Instance, inspect.ShownStatus(i), i.OrchestrationName, i.CurrentExecutionID,
+			inspect.Age(now.Sub(i.CreatedAt)), i.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 	_ = tw.Flush()
-}
-
-// shownStatus is the instance's status, Stalled for a running instance
-// whose last turn was handed back.
-func shownStatus(i provider.InstanceInfo) string {
-	if i.Status == provider.StatusRunning && i.LastError != nil {
-		return string(provider.StatusStalled)
-	}
-	return string(i.Status)
-}
-
-// age is d rounded to its largest unit: 45s, 12m, 5h, 3d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 type listPage struct {
@@ -169,7 +148,7 @@ type listEntry struct {
 func listView(infos []provider.InstanceInfo) []listEntry {
 	out := make([]listEntry, 0, len(infos))
 	for _, i := range infos {
-		out = append(out, listEntry{i.Instance, shownStatus(i), i.OrchestrationName, i.CurrentExecutionID, i.CreatedAt, i.UpdatedAt, i.LastError})
+		out = append(out, listEntry{i.Instance, inspect.ShownStatus(i), i.OrchestrationName, i.CurrentExecutionID, i.CreatedAt, i.UpdatedAt, i.LastError})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duroxide/duroxide-go/internal/inspect"
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
@@ -263,7 +264,7 @@ func (c *cli) statusCommand() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("history of %s: %w", a[0], err)
 				}
-				v.WaitingOn = waitingOn(events)
+				v.WaitingOn = inspect.WaitingOn(events)
 			}
 			if v.Children, err = c.provider.ListChildren(cmd.Context(), provider.InstanceRequest{Instance: a[0]}); err != nil {
 				return fmt.Errorf("children of %s: %w", a[0], err)

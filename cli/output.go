@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/duroxide/duroxide-go/internal/inspect"
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
@@ -42,8 +43,8 @@ type statusView struct {
 	CreatedAt     time.Time        `json:"createdAt"`
 	UpdatedAt     time.Time        `json:"updatedAt"`
 	// WaitingOn and Children are filled in by status (not by wait or start).
-	WaitingOn []pendingWork `json:"waitingOn,omitempty"`
-	Children  []string      `json:"children,omitempty"`
+	WaitingOn []inspect.Pending `json:"waitingOn,omitempty"`
+	Children  []string          `json:"children,omitempty"`
 }
 
 func viewOf(st *runtime.Status) statusView {
@@ -104,7 +105,7 @@ func (c *cli) printView(v statusView) error {
 			if i == 0 {
 				key = "waiting on:"
 			}
-			fmt.Fprintf(w, "%s\t%s\n", key, p.describe(now))
+			fmt.Fprintf(w, "%s\t%s\n", key, p.Describe(now))
 		}
 		if len(v.Children) > 0 {
 			line("children", fmt.Sprintf("%d: %s", len(v.Children), strings.Join(firstOf(v.Children, 5), ", ")))
@@ -141,43 +142,17 @@ func printHistoryFrom(out io.Writer, events []provider.Event, from int, header b
 				if name == "" {
 					name = s.Name
 				}
-				if isCompletion(e.Kind) && e.Time != 0 && s.Time != 0 {
-					took = shortDuration(time.Duration(e.Time-s.Time) * time.Millisecond)
+				if inspect.IsCompletion(e.Kind) && e.Time != 0 && s.Time != 0 {
+					took = inspect.ShortDuration(time.Duration(e.Time-s.Time) * time.Millisecond)
 				}
 			}
 		}
 		if e.Kind == provider.EventTimerCreated || e.Kind == provider.EventTimerFired {
-			name = timerPurpose(e, byID)
+			name = timerName(e, byID)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", sinceStart(e.Time, start), e.ID, e.Kind, name, source, took, eventDetail(e))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", sinceStart(e.Time, start), e.ID, e.Kind, name, source, took, inspect.Detail(e, 80))
 	}
 	_ = w.Flush()
-}
-
-// isCompletion reports whether k answers a decision made earlier.
-func isCompletion(k provider.EventKind) bool {
-	switch k {
-	case provider.EventActivityCompleted, provider.EventActivityFailed, provider.EventTimerFired,
-		provider.EventSubOrchestrationCompleted, provider.EventSubOrchestrationFailed:
-		return true
-	}
-	return false
-}
-
-// timerPurpose labels a timer (its TimerCreated, or the TimerFired that
-// answers it): the code's own, a retry's backoff, an attempt's timeout.
-func timerPurpose(e provider.Event, byID map[int64]provider.Event) string {
-	created := e
-	if e.Kind == provider.EventTimerFired {
-		created = byID[e.SourceID]
-	}
-	switch {
-	case strings.HasPrefix(created.Reason, runtime.TimerRetryBackoff):
-		return "retry backoff"
-	case strings.HasPrefix(created.Reason, runtime.TimerAttemptTimeout):
-		return "attempt timeout"
-	}
-	return "timer"
 }
 
 // sinceStart is t's offset from the execution's first event, "" when the
@@ -186,45 +161,7 @@ func sinceStart(t, start int64) string {
 	if t == 0 || start == 0 {
 		return ""
 	}
-	return "+" + shortDuration(time.Duration(t-start)*time.Millisecond)
-}
-
-// shortDuration prints d to the millisecond: 0s, 850ms, 1.25s, 2m3s.
-func shortDuration(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(10 * time.Millisecond).String()
-}
-
-// eventDetail is the one payload that says most about an event, shortened.
-func eventDetail(e provider.Event) string {
-	var d string
-	switch {
-	case e.Error != nil:
-		d = string(e.Error.Class) + ": " + e.Error.Message
-	case e.Kind == provider.EventTimerCreated && e.FireAt != 0 && e.Time != 0:
-		d = "fires in " + shortDuration(time.Duration(e.FireAt-e.Time)*time.Millisecond)
-		if e.Reason != "" {
-			d += " (" + e.Reason + ")"
-		}
-	case e.Kind == provider.EventTimerCreated && e.FireAt != 0:
-		d = "fires " + time.UnixMilli(e.FireAt).UTC().Format(time.RFC3339)
-	case e.Reason != "":
-		d = e.Reason
-	case e.Output != "":
-		d = "-> " + e.Output
-	case e.Input != "":
-		d = e.Input
-	}
-	if e.Instance != "" {
-		d = "instance " + e.Instance + " " + d
-	}
-	const limit = 80
-	if r := []rune(d); len(r) > limit {
-		d = string(r[:limit-1]) + "…"
-	}
-	return d
+	return "+" + inspect.ShortDuration(time.Duration(t-start)*time.Millisecond)
 }
 
 // firstOf is the first n of s, with "…" when there are more.
@@ -242,4 +179,13 @@ func notFoundHint(err error, id string) error {
 		return fmt.Errorf("instance %s not found (a started instance appears once a worker runs its first turn): %w", id, err)
 	}
 	return err
+}
+
+// timerName labels a TimerCreated, or the TimerFired that answers it, by
+// the timer's purpose.
+func timerName(e provider.Event, byID map[int64]provider.Event) string {
+	if e.Kind == provider.EventTimerFired {
+		e = byID[e.SourceID]
+	}
+	return inspect.TimerPurpose(e)
 }

@@ -1,4 +1,4 @@
-package cli
+package inspect
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
-// pendingWork is a decision of the current execution nothing has answered
-// yet: what a running instance waits on.
-type pendingWork struct {
+// Pending is a decision of the current execution nothing has answered yet:
+// what a running instance waits on.
+type Pending struct {
 	Kind string `json:"kind"` // activity, timer, event, child
 	Name string `json:"name"`
 	// Since is when it was decided; Due, a timer's fire time.
@@ -19,9 +19,9 @@ type pendingWork struct {
 	Instance string `json:"instance,omitempty"`
 }
 
-// waitingOn lists the decisions of events that no completion, raised
-// event or cancellation answered, in the order they were made.
-func waitingOn(events []provider.Event) []pendingWork {
+// WaitingOn lists the decisions of events that no completion, raised event
+// or cancellation answered, in the order they were made.
+func WaitingOn(events []provider.Event) []Pending {
 	answered := map[int64]bool{}
 	raised := map[string]int{}
 	for _, e := range events {
@@ -32,18 +32,18 @@ func waitingOn(events []provider.Event) []pendingWork {
 			answered[e.SourceID] = true
 		}
 	}
-	var open []pendingWork
+	var open []Pending
 	for _, e := range events {
 		if answered[e.ID] {
 			continue
 		}
-		w := pendingWork{Name: e.Name, Since: time.UnixMilli(e.Time).UTC()}
+		w := Pending{Name: e.Name, Since: time.UnixMilli(e.Time).UTC()}
 		switch e.Kind {
 		case provider.EventActivityScheduled:
 			w.Kind = "activity"
 		case provider.EventTimerCreated:
 			due := time.UnixMilli(e.FireAt).UTC()
-			w.Kind, w.Name, w.Due = "timer", timerPurpose(e, nil), &due
+			w.Kind, w.Name, w.Due = "timer", TimerPurpose(e), &due
 		case provider.EventSubOrchestrationScheduled:
 			w.Kind, w.Instance = "child", e.Instance
 		case provider.EventExternalSubscribed:
@@ -60,14 +60,14 @@ func waitingOn(events []provider.Event) []pendingWork {
 	return open
 }
 
-// describe says what w is, for status: "activity FlakyCharge (2s)",
-// "timer due in 5m0s", "event approval (1m)", "child Sub (instance x)".
-func (w pendingWork) describe(now time.Time) string {
+// Describe says what w is: "activity FlakyCharge for 2s",
+// "timer due in 5m0s (…)", "event approval for 1m", "child Sub (instance x) for 3s".
+func (w Pending) Describe(now time.Time) string {
 	switch w.Kind {
 	case "timer":
-		return fmt.Sprintf("%s due in %s (%s)", w.Name, shortDuration(w.Due.Sub(now).Round(time.Second)), w.Due.Format(time.RFC3339))
+		return fmt.Sprintf("%s due in %s (%s)", w.Name, ShortDuration(w.Due.Sub(now).Round(time.Second)), w.Due.Format(time.RFC3339))
 	case "child":
-		return fmt.Sprintf("child %s (instance %s) for %s", w.Name, w.Instance, age(now.Sub(w.Since)))
+		return fmt.Sprintf("child %s (instance %s) for %s", w.Name, w.Instance, Age(now.Sub(w.Since)))
 	}
-	return fmt.Sprintf("%s %s for %s", w.Kind, w.Name, age(now.Sub(w.Since)))
+	return fmt.Sprintf("%s %s for %s", w.Kind, w.Name, Age(now.Sub(w.Since)))
 }
