@@ -68,9 +68,9 @@ manifests:
 	$(GO) run $(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(GO) run $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
 
-## demo: run every sample orchestration embedded on SQLite and print the results
+## demo: run every sample orchestration embedded on SQLite (demo.db, kept for `duroxide ui`) and print the results
 demo:
-	$(GO) run ./cmd/demo
+	$(GO) run ./cmd/demo -db demo.db
 
 ## bench: the benchmark scenarios on PostgreSQL (throwaway server) and SQLite; BENCHFLAGS passes flags
 bench:
@@ -94,10 +94,12 @@ operator-memory:
 	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test -count=1 -v -timeout 30m ./cmd/manager -run TestOperatorMemory -objects 5000
 
 ## test: vet, formatting check, then every test under the race detector, with a
-## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours) and
-## kube-apiserver + etcd for envtest (built once from the module proxy, then cached)
+## throwaway PostgreSQL (installed if missing; DUROXIDE_TEST_POSTGRES_URL uses yours),
+## kube-apiserver + etcd for envtest (built once from the module proxy, then cached) and a
+## headless Chromium for the web view (hack/chromium.sh: installed from Debian if missing)
 test: vet fmt-check
-	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) $(PKGS)
+	assets=$$(hack/k8s-binaries.sh) && chromium=$$(hack/chromium.sh) && \
+	  KUBEBUILDER_ASSETS=$$assets DUROXIDE_TEST_CHROMIUM=$$chromium hack/test-postgres.sh run $(GO) test $(GOTESTFLAGS) $(PKGS)
 	$(MAKE) --no-print-directory test-examples
 
 ## test-examples: the example user module (examples/testkit: its own go.mod, replace to this clone) unit-tests
@@ -113,7 +115,8 @@ test-fast:
 
 ## test-short: the tests without the race detector (faster local loop)
 test-short:
-	assets=$$(hack/k8s-binaries.sh) && KUBEBUILDER_ASSETS=$$assets hack/test-postgres.sh run $(GO) test -count=1 $(PKGS)
+	assets=$$(hack/k8s-binaries.sh) && chromium=$$(hack/chromium.sh) && \
+	  KUBEBUILDER_ASSETS=$$assets DUROXIDE_TEST_CHROMIUM=$$chromium hack/test-postgres.sh run $(GO) test -count=1 $(PKGS)
 
 ## conformance: the provider conformance suite on SQLite and PostgreSQL, one line per case
 conformance:

@@ -170,7 +170,7 @@ func (c *cli) rootCommand() *cobra.Command {
 	}
 	root.AddCommand(c.startCommand(), c.raiseCommand(), c.terminateCommand(), c.cancelCommand(), c.waitCommand(),
 		c.statusCommand(), c.treeCommand(), c.watchCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand(),
-		c.workersCommand(), c.replayCommand(), c.vetCommand(), c.versionCommand())
+		c.workersCommand(), c.uiCommand(), c.replayCommand(), c.vetCommand(), c.versionCommand())
 	root.Version = buildVersion()
 	root.SetVersionTemplate("duroxide {{.Version}}\n")
 	return root

@@ -34,6 +34,7 @@ func main() {
 func run(dbPath string, timeout time.Duration, verbose bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	keep := dbPath != ""
 	if dbPath == "" {
 		dir, err := os.MkdirTemp("", "duroxide-demo-")
 		if err != nil {
@@ -82,5 +83,8 @@ func run(dbPath string, timeout time.Duration, verbose bool) error {
 		return fmt.Errorf("%d of %d samples failed", failed, len(results))
 	}
 	fmt.Printf("all %d samples completed\n", len(results))
+	if keep {
+		fmt.Printf("see them: go run ./cmd/duroxide ui --store %s\n", dbPath)
+	}
 	return nil
 }
