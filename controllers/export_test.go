@@ -2,10 +2,12 @@ package controllers
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // What the envtest tests (package controllers_test) use of the package's
@@ -30,4 +32,9 @@ func SetupWithStores(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores
 // NewEventBroadcasterForTest is newEventBroadcaster, for the envtest tests.
 func NewEventBroadcasterForTest(sink events.EventSink, log logr.Logger) events.EventBroadcaster {
 	return newEventBroadcaster(sink, log)
+}
+
+// PoolViews is the operator's web view of the pools' stores.
+func PoolViews(pools client.Reader, stores *Stores) http.Handler {
+	return newPoolViews(pools, stores, nil).Handler()
 }

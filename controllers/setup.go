@@ -21,7 +21,10 @@ type Config struct {
 	// PodDefaults fill what pools' pod templates leave unset.
 	PodDefaults PodDefaults
 	// Open opens a pool's store (default openPostgres).
-	Open   OpenFunc
+	Open OpenFunc
+	// UIAddr is where the web view of the pools' stores is served ("" or
+	// "0": not served).
+	UIAddr string
 	Logger *slog.Logger
 }
 
@@ -62,6 +65,11 @@ func setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*poolStores, erro
 	secrets := &poolSecretReconciler{Client: mgr.GetClient(), Recorder: recorder}
 	if err := secrets.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up workerpool secret controller: %w", err)
+	}
+	if cfg.UIAddr != "" && cfg.UIAddr != "0" {
+		if err := mgr.Add(serveViews{addr: cfg.UIAddr, views: newPoolViews(mgr.GetClient(), stores, cfg.Logger)}); err != nil {
+			return nil, fmt.Errorf("add web view: %w", err)
+		}
 	}
 	return stores, nil
 }

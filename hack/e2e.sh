@@ -58,6 +58,20 @@ for o in hello chain fanout approval subfanout counter saga retry; do
 done
 k get orchestrations
 
+step "the operator's web view of the pool's store lists every sample"
+view=http://127.0.0.1:18233
+curl -fsS "$view/" | grep -q 'href="/pools/default/samples/instances"' || fail "the view's index does not list pool default/samples"
+page=$(curl -fsS "$view/pools/default/samples/instances?limit=1000") || fail "the pool's instance list did not load"
+for o in hello chain fanout approval subfanout counter saga retry; do
+  id=$(k get orchestration "$o" -o jsonpath='{.status.instanceID}')
+  grep -q ">$id</a>" <<<"$page" || fail "the web view does not list $o's instance $id"
+done
+curl -fsS "$view/pools/default/samples/instance?id=$(k get orchestration retry -o jsonpath='{.status.instanceID}')" |
+  grep -q 'class="bar activity failed"' || fail "the retry sample's page shows no failed attempt on its timeline"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d "id=x" "$view/pools/default/samples/instance/terminate")
+[ "$code" = 403 ] || fail "a terminate posted to the read-only view answered $code, want 403"
+echo "listed the 8 samples' instances; the retry timeline shows its failed attempts; actions refused (read-only)"
+
 step "raise an event with kubectl patch"
 approval() {
   cat <<EOT | k apply -f - >/dev/null

@@ -55,6 +55,19 @@ type WorkerPoolSpec struct {
 	// PodTemplate is merged into the worker pods the operator generates.
 	// +optional
 	PodTemplate *WorkerPodTemplate `json:"podTemplate,omitempty"`
+	// UI configures the operator's web view of the pool's store.
+	// +optional
+	UI *WorkerPoolUI `json:"ui,omitempty"`
+}
+
+// WorkerPoolUI configures the operator's web view of a pool's store
+// (/pools/NAMESPACE/NAME/ on the operator's ui Service).
+type WorkerPoolUI struct {
+	// Actions lets the view change the pool's instances: raise an event,
+	// cancel, terminate, delete, each confirmed on a page of its own. Off,
+	// the view only reads.
+	// +optional
+	Actions bool `json:"actions,omitempty"`
 }
 
 // WorkerPodTemplate holds the pod settings a cluster may need; the operator

@@ -26,6 +26,7 @@ import (
 
 type options struct {
 	metricsAddr, probeAddr     string
+	uiAddr                     string
 	leaderElect                bool
 	leaderElectionNamespace    string
 	qps                        float64
@@ -43,6 +44,7 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (\"0\" disables it)")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
+	fs.StringVar(&o.uiAddr, "ui-bind-address", "0", "address of the web view of the pools' stores, /pools/NAMESPACE/NAME/ (\"0\": not served)")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's)")
 	fs.Float64Var(&o.qps, "kube-api-qps", 200, "API server requests per second (client-side limit)")
@@ -125,6 +127,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 		PoolStatusInterval:       o.poolStatusInterval,
 		Limits:                   o.limits,
 		PodDefaults:              o.podDefaults,
+		UIAddr:                   o.uiAddr,
 		Logger:                   slog.New(logr.ToSlogHandler(log.WithName("stores"))),
 	}); err != nil {
 		return err
