@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -45,6 +46,15 @@ type Admin interface {
 	// and tests; clients use StartInstance and SendToInstance). It never
 	// creates the instance row and never waits for the instance's lock.
 	EnqueueForOrchestrator(ctx context.Context, req EnqueueRequest) error
+	// QueueRewind queues req.Item, a WorkRewind message, for a failed root
+	// instance whose current execution is req.Item.ExecutionID-1, checked
+	// in the same transaction that queues it, and opens execution
+	// req.Item.ExecutionID (Running, no history yet) as the instance's
+	// current one: its first turn runs from the message. Otherwise nothing is queued
+	// and the error wraps ErrNotFound (no such instance) or
+	// ErrNotRewindable (another status or execution, a sub-orchestration,
+	// a rewind already queued).
+	QueueRewind(ctx context.Context, req RewindRequest) error
 	// EnqueueForWorker adds req.Item, an ActivityExecute item, to the worker
 	// queue, visible after req.Delay (tools, repairs and tests).
 	EnqueueForWorker(ctx context.Context, req EnqueueRequest) error
@@ -101,6 +111,26 @@ type InstancePage struct {
 	Instances []InstanceInfo
 	// Next is the cursor of the page after this one; "" when this is the last.
 	Next string
+}
+
+// RewindRequest is a rewind's message (Admin.QueueRewind).
+type RewindRequest struct {
+	Item WorkItem
+}
+
+// Validate checks that the request is a rewind of an execution after the first.
+func (r RewindRequest) Validate() error {
+	switch {
+	case r.Item.Kind != WorkRewind:
+		return fmt.Errorf("%w: a rewind queues a %s message, not %s", ErrInvalidArgument, WorkRewind, r.Item.Kind)
+	case r.Item.Instance == "":
+		return fmt.Errorf("%w: the rewind names no instance", ErrInvalidArgument)
+	case r.Item.ExecutionID < 2:
+		return fmt.Errorf("%w: a rewind starts execution 2 or later, not %d", ErrInvalidArgument, r.Item.ExecutionID)
+	case len(r.Item.History) == 0 || r.Item.History[0].Kind != EventOrchestrationStarted:
+		return fmt.Errorf("%w: a rewind's history starts with OrchestrationStarted", ErrInvalidArgument)
+	}
+	return nil
 }
 
 // InstanceRequest names an instance.

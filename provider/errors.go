@@ -24,6 +24,11 @@ var (
 	// instance with it exists, or a start of it is queued) and its ID-reuse
 	// policy did not let it replace that instance. Nothing was queued.
 	ErrAlreadyExists = errors.New("instance already exists")
+	// ErrNotRewindable: a rewind named an instance whose current execution
+	// is not the failed execution it names (it runs, completed, was rewound
+	// already, or a rewind of it is queued), or a sub-orchestration.
+	// Nothing was queued.
+	ErrNotRewindable = errors.New("instance cannot be rewound")
 	// ErrInvalidArgument: the caller passed something the contract forbids.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrCorruptData: a stored row could not be decoded.

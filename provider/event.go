@@ -64,6 +64,9 @@ type Event struct {
 	// CustomStatus is, on OrchestrationStarted, the instance's custom status
 	// when the execution began (carried over a continue-as-new).
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// RewoundFrom is, on OrchestrationStarted, the failed execution this one
+	// was rewound from (its events up to the cut follow).
+	RewoundFrom int64 `json:"rewoundFrom,omitempty"`
 	// Owner is, on OrchestrationStarted, who started the instance (WorkItem.Owner).
 	Owner string `json:"owner,omitempty"`
 	// Carried marks a message the previous execution received but did not

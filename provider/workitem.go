@@ -21,13 +21,17 @@ const (
 	// WorkCancelRequested asks the orchestration to cancel gracefully
 	// (Client.Cancel); WorkCancelInstance terminates it.
 	WorkCancelRequested WorkItemKind = "CancelRequested"
+	// WorkRewind starts execution ExecutionID of a failed instance from
+	// History, the failed execution's events up to a safe point before its
+	// failing step (Admin.QueueRewind).
+	WorkRewind WorkItemKind = "Rewind"
 )
 
 var knownWorkItemKinds = map[WorkItemKind]bool{
 	WorkStartOrchestration: true, WorkActivityExecute: true, WorkActivityCompleted: true,
 	WorkActivityFailed: true, WorkTimerFired: true, WorkExternalRaised: true,
 	WorkSubOrchCompleted: true, WorkSubOrchFailed: true, WorkCancelInstance: true,
-	WorkContinueAsNew: true, WorkCancelRequested: true,
+	WorkContinueAsNew: true, WorkCancelRequested: true, WorkRewind: true,
 }
 
 // WorkItem is a message on one of the two queues.
@@ -63,6 +67,8 @@ type WorkItem struct {
 	Carry []WorkItem `json:"carry,omitempty"`
 	// CustomStatus, on a ContinueAsNew, is the custom status the new execution starts with.
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// History, on a Rewind, is the events the new execution starts from.
+	History []Event `json:"history,omitempty"`
 	// Owner, on a StartOrchestration or ContinueAsNew, names who started the
 	// instance (for example the Kubernetes object); OrchestrationStarted records it.
 	Owner string `json:"owner,omitempty"`

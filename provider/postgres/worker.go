@@ -155,3 +155,40 @@ func decodeLease(l *provider.WorkItemLease, ref provider.WorkItem, data string, 
 		l.Item = provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: ref.Instance, ExecutionID: ref.ExecutionID, ID: ref.ID}
 	}
 }
+
+// QueueRewind implements provider.Admin: the instance row's lock orders it
+// against another rewind; the new execution is opened in the same
+// transaction.
+func (p *Provider) QueueRewind(ctx context.Context, req provider.RewindRequest) error {
+	const op = "rewind"
+	item := req.Item
+	if err := req.Validate(); err != nil {
+		return provider.Permanent(op, item.Instance, err)
+	}
+	data, err := encode.EncodeItem(op, item, false)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		row, err := queries.RewindTarget(ctx, tx, item.Instance)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return provider.Permanent(op, item.Instance, provider.ErrNotFound)
+		case err != nil:
+			return err
+		}
+		target := storeengine.RewindTarget{Current: row.CurrentExecutionID, Status: provider.ExecutionStatus(row.Status), Parent: row.Parent, Queued: row.Queued}
+		if err := storeengine.CheckRewind(target, req); err != nil {
+			return provider.Permanent(op, item.Instance, err)
+		}
+		if err := queries.RewindOpenExecution(ctx, tx, dbsqlc.RewindOpenExecutionParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID}); err != nil {
+			return err
+		}
+		return queries.RewindEnqueue(ctx, tx, dbsqlc.RewindEnqueueParams{InstanceID: item.Instance, WorkItem: data})
+	})
+	if err == nil {
+		p.announce(orchestratorChannel)
+		p.announceStatus(announcedChange{Instance: item.Instance})
+	}
+	return classify(op, item.Instance, err)
+}

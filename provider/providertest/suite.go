@@ -119,6 +119,7 @@ func Groups() []Group {
 		{"MultiExecution", multiExecutionCases()},
 		{"Management", managementCases()},
 		{"Listing", listingCases()},
+		{"Rewinds", rewindCases()},
 		{"CustomStatus", customStatusCases()},
 		{"Cancellation", cancellationCases()},
 		{"Timers", timerCases()},

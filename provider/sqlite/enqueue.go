@@ -9,6 +9,7 @@ import (
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
+	"github.com/duroxide/duroxide-go/provider/internal/storeengine"
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
@@ -128,4 +129,56 @@ func insertWorkerItem(ctx context.Context, tx *txn, item provider.WorkItem, data
 		return fmt.Errorf("enqueue activity %q for %q: %w", item.Name, item.Instance, err)
 	}
 	return nil
+}
+
+// QueueRewind implements provider.Admin.
+func (p *Provider) QueueRewind(ctx context.Context, req provider.RewindRequest) error {
+	const op = "rewind"
+	item := req.Item
+	if err := req.Validate(); err != nil {
+		return provider.Permanent(op, item.Instance, err)
+	}
+	data, err := encodeEnqueue(op, item, 0, false)
+	if err != nil {
+		return err
+	}
+	err = p.writeTx(ctx, op, func(tx *txn) error {
+		row, err := queries.RewindTarget(ctx, tx, item.Instance)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return provider.Permanent(op, item.Instance, provider.ErrNotFound)
+		case err != nil:
+			return classify(op, item.Instance, err)
+		}
+		target := storeengine.RewindTarget{Current: row.CurrentExecutionID, Status: provider.ExecutionStatus(row.Status), Parent: row.Parent, Queued: row.Queued}
+		if err := storeengine.CheckRewind(target, req); err != nil {
+			return provider.Permanent(op, item.Instance, err)
+		}
+		if err := openRewoundExecution(ctx, tx, item); err != nil {
+			return classify(op, item.Instance, err)
+		}
+		return insertOrchestratorItem(ctx, tx, item, data, nowMs())
+	})
+	if err == nil {
+		p.eng.OrchestratorWork.Notify()
+		p.eng.StatusChanged.Notify()
+	}
+	return err
+}
+
+// openRewoundExecution opens a rewind's execution and makes it current, so
+// that the instance's status reads Running from the moment it is queued.
+func openRewoundExecution(ctx context.Context, tx *txn, item provider.WorkItem) error {
+	now := nowMs()
+	if err := queries.ExecutionCreate(ctx, tx, dbsqlc.ExecutionCreateParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID, StartedAt: now}); err != nil {
+		return fmt.Errorf("open execution %d: %w", item.ExecutionID, err)
+	}
+	seq, err := tx.seq.next(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := queries.InstanceUpdate(ctx, tx, dbsqlc.InstanceUpdateParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID, Seq: seq, Now: now}); err != nil {
+		return fmt.Errorf("make execution %d current: %w", item.ExecutionID, err)
+	}
+	return tx.seq.store(ctx, tx)
 }

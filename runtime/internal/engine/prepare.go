@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -44,6 +45,17 @@ func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput,
 			return in, HandBack
 		}
 		in.executionID = item.ExecutionID + 1
+	case rewindOf(item) != nil:
+		// A failed instance rewound (Client.Rewind): the store opened the
+		// new execution; it starts from the failed one's events its
+		// message carries.
+		own = rewindOf(item)
+		in.executionID, in.rewoundFrom = own.ExecutionID, own.ExecutionID-1
+		in.history = rewoundHistory(own.History, own.ExecutionID)
+		for _, m := range own.Carry {
+			m.Instance, m.ExecutionID = item.Instance, own.ExecutionID
+			in.messages = append(in.messages, m)
+		}
 	case item.Status.Terminal():
 		// Finished: late completions and events are dropped; a sub-orchestration
 		// start naming this instance is refused to its parent.
@@ -65,8 +77,8 @@ func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput,
 	}
 	for i := range item.Messages {
 		m := item.Messages[i]
-		if &item.Messages[i] == own {
-			continue
+		if &item.Messages[i] == own || m.Kind == provider.WorkRewind {
+			continue // a rewind not for this turn's execution is stale
 		}
 		if _, _, completion := completionKind(m.Kind); completion && m.ExecutionID != in.executionID {
 			continue // answers a decision of an earlier execution
@@ -74,6 +86,29 @@ func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput,
 		in.messages = append(in.messages, m)
 	}
 	return in, RunIt
+}
+
+// rewindOf is the batch's rewind of the current execution, if any: the
+// store opened that execution when it queued the rewind, so it has no
+// history yet.
+func rewindOf(item *provider.OrchestrationItem) *provider.WorkItem {
+	if !item.Exists || item.Status != provider.StatusRunning || len(item.History) > 0 {
+		return nil
+	}
+	for i := range item.Messages {
+		if m := &item.Messages[i]; m.Kind == provider.WorkRewind && m.ExecutionID == item.ExecutionID && len(m.History) > 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+// rewoundHistory is a rewind's events as the new execution's: its start
+// names the new execution.
+func rewoundHistory(events []provider.Event, execution int64) []provider.Event {
+	out := slices.Clone(events)
+	out[0].ExecutionID, out[0].RewoundFrom = execution, execution-1
+	return out
 }
 
 // refusals answers the sub-orchestration starts queued for a finished instance.

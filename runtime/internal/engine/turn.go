@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -24,6 +25,9 @@ type TurnInput struct {
 	// begins from start (a StartOrchestration or ContinueAsNew message).
 	history []provider.Event
 	start   *provider.WorkItem
+	// rewoundFrom is, for a rewind, the failed execution whose events
+	// history is: replayed as history, written as this execution's first.
+	rewoundFrom int64
 	// messages are the turn's other messages, in order (a new execution's
 	// carried messages first).
 	messages     []provider.WorkItem
@@ -91,6 +95,11 @@ type replayState struct {
 	instanceRead bool
 	// fatal stops the turn without an ack (a blocked coroutine).
 	fatal error
+	// rewoundFrom is the failed execution this one was rewound from (its
+	// start records it); seed, in the rewind's own turn, the events of it
+	// this execution starts from, written as its first.
+	rewoundFrom int64
+	seed        []provider.Event
 	// endImposed: the history being replayed ended with a Terminated or
 	// imposed failure that Replay removed.
 	endImposed bool
@@ -165,9 +174,12 @@ func RunTurn(reg *Registry, in TurnInput, logger *slog.Logger) (provider.Orchest
 		return t.ack(in), nil, nil
 	}
 	var err error
-	if len(in.history) == 0 {
+	switch {
+	case in.rewoundFrom != 0:
+		err = t.rewind(in.history)
+	case len(in.history) == 0:
 		err = t.startExecution(in.start)
-	} else {
+	default:
 		err = t.replay(in.history)
 	}
 	if err == nil {
@@ -289,7 +301,7 @@ func (t *turn) replay(history []provider.Event) error {
 	if err != nil {
 		return err
 	}
-	t.name, t.version, t.owner = started.Name, started.Version, started.Owner
+	t.name, t.version, t.owner, t.rewoundFrom = started.Name, started.Version, started.Owner, started.RewoundFrom
 	t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
 	t.customStatus = started.CustomStatus
 	t.replaying = true
@@ -320,9 +332,26 @@ func (t *turn) replay(history []provider.Event) error {
 			return t.fatal
 		}
 	}
-	if len(t.pending) > 0 {
+	if len(t.pending) > 0 && t.seed == nil {
 		return t.nondeterminism(t.nextID, "no further decisions", t.pending[0].describe())
 	}
+	return nil
+}
+
+// rewind starts a new execution from events of a failed one (a prefix that
+// ends where every decision in it was answered): the code replays them,
+// and what it decides after them is new. The events are written as the new
+// execution's first; the custom status becomes what they left.
+func (t *turn) rewind(seed []provider.Event) error {
+	t.seed = seed
+	if err := t.replay(seed); err != nil {
+		return err
+	}
+	t.firstTurn, t.customStatusChanged = true, true
+	t.replaying = false
+	t.sched.verifyCaller.Store(true)
+	t.curTime = t.now
+	t.recordDecisions()
 	return nil
 }
 
@@ -401,13 +430,29 @@ func (t *turn) matchDecision(ev provider.Event) error {
 		return t.nondeterminism(ev.ID, describeEvent(ev), "no decision (the code is waiting)")
 	}
 	a := t.pending[0]
-	if !a.matches(ev) {
+	if !a.matches(ev) && !t.matchesRewound(a, ev) {
 		return t.nondeterminism(ev.ID, describeEvent(ev), a.describe())
 	}
 	t.pending = t.pending[1:]
 	a.id = ev.ID
 	t.byID[ev.ID] = a
 	return nil
+}
+
+// matchesRewound matches, in a rewound execution (on every replay), a
+// sub-orchestration the failed execution started, before the cut, under
+// its own execution's generated ID: the decision takes the recorded child.
+func (t *turn) matchesRewound(a *action, ev provider.Event) bool {
+	if t.rewoundFrom == 0 || (a.kind != provider.EventSubOrchestrationScheduled && a.kind != provider.EventOrchestrationChained) {
+		return false
+	}
+	was := fmt.Sprintf("%s::%d::", t.instance, t.rewoundFrom)
+	now := fmt.Sprintf("%s::%d::", t.instance, t.executionID)
+	if a.kind != ev.Kind || a.name != ev.Name || !strings.HasPrefix(ev.Instance, was) || a.instance != now+strings.TrimPrefix(ev.Instance, was) {
+		return false
+	}
+	a.instance = ev.Instance
+	return true
 }
 
 func (t *turn) nondeterminism(eventID int64, expected, actual string) error {
@@ -915,8 +960,12 @@ func (t *turn) ack(in TurnInput) provider.OrchestrationAck {
 		t.continued.Carry = t.carried()
 		orchItems = append(orchItems, *t.continued)
 	}
+	delta := t.delta
+	if t.seed != nil {
+		delta = append(slices.Clone(t.seed), t.delta...)
+	}
 	ack := provider.OrchestrationAck{
-		ExecutionID: t.executionID, HistoryDelta: t.delta, WorkerItems: t.workerItems,
+		ExecutionID: t.executionID, HistoryDelta: delta, WorkerItems: t.workerItems,
 		OrchestratorItems: orchItems, CancelledActivities: t.cancelled, CancelledTimers: t.cancelledTimers,
 		Metadata: provider.ExecutionMetadata{Status: t.status, Output: t.output},
 	}

@@ -13,3 +13,30 @@ SELECT dx_send_to_instance(@instance_id, @work_item);
 
 -- name: StartQueued :one
 SELECT dx_start_queued(@instance_id)::boolean AS queued;
+
+-- What a rewind checks, in the transaction that queues it: the instance's
+-- current execution, its status and parent, and whether a rewind is queued.
+-- The row lock orders concurrent rewinds of one instance.
+-- name: RewindTarget :one
+SELECT i.current_execution_id, COALESCE(e.status, 'Running')::text AS status,
+    COALESCE(i.parent_instance_id, '')::text AS parent,
+    EXISTS (SELECT 1 FROM orchestrator_queue q
+        WHERE q.instance_id = i.instance_id AND q.work_item::jsonb ->> 'kind' = 'Rewind') AS queued
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id
+FOR UPDATE OF i;
+
+-- name: RewindEnqueue :exec
+INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES (@instance_id, @work_item, now());
+
+-- A rewind opens the instance's next execution at once, so that its status
+-- reads Running from the moment the rewind is queued.
+-- name: RewindOpenExecution :exec
+WITH opened AS (
+    INSERT INTO executions (instance_id, execution_id, status, started_at)
+    VALUES (@instance_id, @execution_id, 'Running', now())
+)
+UPDATE instances i SET current_execution_id = @execution_id, status_seq = nextval('status_seq'),
+    status_xid = pg_current_xact_id()::TEXT::BIGINT, updated_at = now()
+WHERE i.instance_id = @instance_id;

@@ -80,6 +80,75 @@ func (q *Queries) OrchestratorLockRenew(ctx context.Context, db DBTX, arg Orches
 	return err
 }
 
+const rewindEnqueue = `-- name: RewindEnqueue :exec
+INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES ($1, $2, now())
+`
+
+type RewindEnqueueParams struct {
+	InstanceID string
+	WorkItem   string
+}
+
+func (q *Queries) RewindEnqueue(ctx context.Context, db DBTX, arg RewindEnqueueParams) error {
+	_, err := db.Exec(ctx, rewindEnqueue, arg.InstanceID, arg.WorkItem)
+	return err
+}
+
+const rewindOpenExecution = `-- name: RewindOpenExecution :exec
+WITH opened AS (
+    INSERT INTO executions (instance_id, execution_id, status, started_at)
+    VALUES ($2, $1, 'Running', now())
+)
+UPDATE instances i SET current_execution_id = $1, status_seq = nextval('status_seq'),
+    status_xid = pg_current_xact_id()::TEXT::BIGINT, updated_at = now()
+WHERE i.instance_id = $2
+`
+
+type RewindOpenExecutionParams struct {
+	ExecutionID int64
+	InstanceID  string
+}
+
+// A rewind opens the instance's next execution at once, so that its status
+// reads Running from the moment the rewind is queued.
+func (q *Queries) RewindOpenExecution(ctx context.Context, db DBTX, arg RewindOpenExecutionParams) error {
+	_, err := db.Exec(ctx, rewindOpenExecution, arg.ExecutionID, arg.InstanceID)
+	return err
+}
+
+const rewindTarget = `-- name: RewindTarget :one
+SELECT i.current_execution_id, COALESCE(e.status, 'Running')::text AS status,
+    COALESCE(i.parent_instance_id, '')::text AS parent,
+    EXISTS (SELECT 1 FROM orchestrator_queue q
+        WHERE q.instance_id = i.instance_id AND q.work_item::jsonb ->> 'kind' = 'Rewind') AS queued
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = $1
+FOR UPDATE OF i
+`
+
+type RewindTargetRow struct {
+	CurrentExecutionID int64
+	Status             string
+	Parent             string
+	Queued             bool
+}
+
+// What a rewind checks, in the transaction that queues it: the instance's
+// current execution, its status and parent, and whether a rewind is queued.
+// The row lock orders concurrent rewinds of one instance.
+func (q *Queries) RewindTarget(ctx context.Context, db DBTX, instanceID string) (RewindTargetRow, error) {
+	row := db.QueryRow(ctx, rewindTarget, instanceID)
+	var i RewindTargetRow
+	err := row.Scan(
+		&i.CurrentExecutionID,
+		&i.Status,
+		&i.Parent,
+		&i.Queued,
+	)
+	return i, err
+}
+
 const startQueued = `-- name: StartQueued :one
 SELECT dx_start_queued($1)::boolean AS queued
 `

@@ -53,3 +53,14 @@ UPDATE orchestrator_queue SET attempt_count = MAX(attempt_count - 1, 0) WHERE lo
 -- name: TimerCancel :exec
 DELETE FROM orchestrator_queue WHERE instance_id = @instance_id AND json_extract(work_item, '$.kind') = 'TimerFired'
 AND json_extract(work_item, '$.executionId') = CAST(@execution_id AS INTEGER) AND json_extract(work_item, '$.id') = CAST(@timer_id AS INTEGER);
+
+-- What a rewind checks, in the transaction that queues it: the instance's
+-- current execution, its status and parent, and whether a rewind is queued.
+-- name: RewindTarget :one
+SELECT i.current_execution_id, CAST(COALESCE(e.status, 'Running') AS TEXT) AS status,
+    CAST(COALESCE(i.parent_instance_id, '') AS TEXT) AS parent,
+    CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
+        WHERE q.instance_id = i.instance_id AND json_extract(q.work_item, '$.kind') = 'Rewind') AS BOOLEAN) AS queued
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = @instance_id;

@@ -186,6 +186,37 @@ func (q *Queries) QueuedStartOwner(ctx context.Context, db DBTX, instanceID stri
 	return owner, err
 }
 
+const rewindTarget = `-- name: RewindTarget :one
+SELECT i.current_execution_id, CAST(COALESCE(e.status, 'Running') AS TEXT) AS status,
+    CAST(COALESCE(i.parent_instance_id, '') AS TEXT) AS parent,
+    CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
+        WHERE q.instance_id = i.instance_id AND json_extract(q.work_item, '$.kind') = 'Rewind') AS BOOLEAN) AS queued
+FROM instances i
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+WHERE i.instance_id = ?1
+`
+
+type RewindTargetRow struct {
+	CurrentExecutionID int64
+	Status             string
+	Parent             string
+	Queued             bool
+}
+
+// What a rewind checks, in the transaction that queues it: the instance's
+// current execution, its status and parent, and whether a rewind is queued.
+func (q *Queries) RewindTarget(ctx context.Context, db DBTX, instanceID string) (RewindTargetRow, error) {
+	row := db.QueryRowContext(ctx, rewindTarget, instanceID)
+	var i RewindTargetRow
+	err := row.Scan(
+		&i.CurrentExecutionID,
+		&i.Status,
+		&i.Parent,
+		&i.Queued,
+	)
+	return i, err
+}
+
 const startQueued = `-- name: StartQueued :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue
     WHERE instance_id = ?1 AND json_extract(work_item, '$.kind') = 'StartOrchestration') AS BOOLEAN) AS queued
