@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -56,6 +57,9 @@ func (c *Client) Rewind(ctx context.Context, instanceID string, opts ...RewindOp
 		opt(&o)
 	}
 	info, err := c.p.GetInstanceInfo(ctx, provider.InstanceRequest{Instance: instanceID})
+	if errors.Is(err, provider.ErrNotFound) {
+		return RewindResult{}, fmt.Errorf("rewind %q: %w", instanceID, provider.ErrNotFound)
+	}
 	if err != nil {
 		return RewindResult{}, fmt.Errorf("rewind %q: %w", instanceID, err)
 	}

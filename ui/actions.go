@@ -49,6 +49,18 @@ var actionList = []action{
 		do: func(ctx context.Context, c *runtime.Client, id string, f url.Values) (string, error) {
 			return "termination requested", c.Terminate(ctx, id, f.Get("reason"))
 		}},
+	{Name: "rewind", Verb: "Rewind",
+		Explain: "Run this failed instance again as a new execution that starts from before its failing step: what completed before it is replayed, not run again. Do it once the cause is fixed. The failed execution keeps its history.",
+		do: func(ctx context.Context, c *runtime.Client, id string, _ url.Values) (string, error) {
+			r, err := c.Rewind(ctx, id)
+			return rewound(r), err
+		}},
+	{Name: "retry", Verb: "Retry",
+		Explain: "Run this failed instance again from its input as a new execution: every step runs again. The failed execution keeps its history.",
+		do: func(ctx context.Context, c *runtime.Client, id string, _ url.Values) (string, error) {
+			r, err := c.Rewind(ctx, id, runtime.RewindToStart())
+			return rewound(r), err
+		}},
 	{Name: "delete", Verb: "Delete",
 		Explain: "Remove this finished instance, its sub-orchestrations and all their history. This cannot be undone.",
 		do: func(ctx context.Context, c *runtime.Client, id string, _ url.Values) (string, error) {
@@ -67,10 +79,22 @@ func actionNamed(name string) (action, bool) {
 
 // availableActions names what can be done to an instance in st's state.
 func availableActions(st *runtime.Status) []string {
-	if st.Finished() {
+	switch {
+	case st.Status == runtime.StatusFailed && st.ParentInstance == "":
+		return []string{"rewind", "retry", "delete"}
+	case st.Finished():
 		return []string{"delete"}
 	}
 	return []string{"raise", "cancel", "terminate"}
+}
+
+// rewound says what a rewind queued.
+func rewound(r runtime.RewindResult) string {
+	from := "from its start"
+	if r.Step != "" {
+		from = "from before " + r.Step
+	}
+	return fmt.Sprintf("execution %d runs %s (%d events kept, %d run again)", r.Execution, from, r.Kept, r.Dropped)
 }
 
 type confirmData struct {
@@ -133,7 +157,7 @@ func (s *server) actionRequest(r *http.Request) (action, *runtime.Status, error)
 	}
 	a, ok := actionNamed(r.PathValue("action"))
 	if !ok {
-		return action{}, nil, badRequestf("no action %q (there are raise, cancel, terminate and delete)", r.PathValue("action"))
+		return action{}, nil, badRequestf("no action %q (there are raise, cancel, terminate, rewind, retry and delete)", r.PathValue("action"))
 	}
 	if err := r.ParseForm(); err != nil {
 		return action{}, nil, badRequestf("read the form: %v", err)
@@ -160,7 +184,7 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, provider.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, provider.ErrInstanceFinished):
+	case errors.Is(err, provider.ErrInstanceFinished), errors.Is(err, provider.ErrNotRewindable):
 		return http.StatusConflict
 	}
 	return http.StatusInternalServerError

@@ -13,7 +13,7 @@
 //     stalled instances, live workers and what they register.
 //
 // Reading needs no JavaScript. Actions (raise an event, cancel, terminate,
-// delete a finished instance) are off unless Options.Actions is set; each
+// rewind or retry a failed instance, delete a finished one) are off unless Options.Actions is set; each
 // asks for confirmation on a page of its own and is refused across origins
 // (http.CrossOriginProtection).
 //

@@ -236,3 +236,33 @@ func TestStorePage(t *testing.T) {
 		}
 	}
 }
+
+// A failed instance's page offers rewind and retry; a confirmed rewind
+// opens its next execution, which the page then shows.
+func TestRewindFromThePage(t *testing.T) {
+	f := newFixture(t, Options{Actions: true})
+	if st := f.start(t, "nameless", "Hello", "", true); st.Status != runtime.StatusFailed {
+		t.Fatalf("nameless: %s, want Failed (Greet refuses an empty name)", st.Status)
+	}
+	_, body := get(t, f, "/instance?id=nameless")
+	for _, a := range []string{"rewind", "retry", "delete"} {
+		if !strings.Contains(body, `href="/instance/`+a+`?id=nameless"`) {
+			t.Errorf("failed instance's page lacks the %s action", a)
+		}
+	}
+	if code, body := get(t, f, "/instance/rewind?id=nameless"); code != 200 || !strings.Contains(body, "before its failing step") {
+		t.Fatalf("rewind confirmation: %d %s", code, errorText(body))
+	}
+	resp := post(t, f, "/instance/rewind", url.Values{"id": {"nameless"}}, "")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.Contains(loc, url.QueryEscape("execution 2 runs from before Greet")) {
+		t.Fatalf("rewind: %d to %q", resp.StatusCode, loc)
+	}
+	f.waitUntil(t, "nameless", func(st *runtime.Status) bool { return st.ExecutionID == 2 && st.Finished() })
+	_, body = get(t, f, "/instance?id=nameless")
+	if !strings.Contains(body, `href="/instance?id=nameless&amp;execution=1">1</a> <b>2</b>`) {
+		t.Errorf("after the rewind the page does not link execution 1 and show execution 2:\n%s", body)
+	}
+	if resp := post(t, f, "/instance/rewind", url.Values{"id": {"h-1"}}, ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("rewind of an unknown instance: %d, want 404", resp.StatusCode)
+	}
+}
