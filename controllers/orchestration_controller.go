@@ -128,7 +128,7 @@ const raceRetry = 200 * time.Millisecond
 
 // sync acts on the instance and fills o.Status; the caller writes the status.
 func (r *orchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
-	if finished(o.Status.Phase) && o.Status.ObservedGeneration == o.Generation {
+	if finished(o.Status.Phase) && o.Status.ObservedGeneration == o.Generation && !r.rewound(ctx, o) {
 		return r.expireAfterTTL(ctx, o)
 	}
 	removeCondition(o, condReadyBefore)
@@ -166,6 +166,27 @@ func (r *orchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 		return r.expireAfterTTL(ctx, o)
 	}
 	return reconcile.Result{RequeueAfter: r.Resync}, nil
+}
+
+// rewound reports whether a finished object's instance runs a later
+// execution than the one it mirrors: it was rewound (Client.Rewind, the
+// CLI, the web view), so the object follows it again. The store's change
+// report wakes the object; an unreachable store or a pool being deleted
+// leaves it as it is. It touches neither the pool nor its Secret.
+func (r *orchestrationReconciler) rewound(ctx context.Context, o *v1.Orchestration) bool {
+	if o.Status.InstanceID == "" {
+		return false
+	}
+	pool := &v1.WorkerPool{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: o.Spec.WorkerPool}, pool); err != nil || !pool.DeletionTimestamp.IsZero() {
+		return false
+	}
+	store, err := r.Stores.ForPool(ctx, pool)
+	if err != nil {
+		return false
+	}
+	st, err := store.Client.Status(ctx, o.Status.InstanceID)
+	return err == nil && st.ExecutionID > o.Status.ExecutionID
 }
 
 // act claims the instance ID, starts the instance, raises new events and
