@@ -147,10 +147,17 @@ func TestRewindToStartAndChildren(t *testing.T) {
 		if _, err := c.Rewind(t.Context(), "parent-1::1::2"); !errors.Is(err, provider.ErrNotRewindable) {
 			t.Errorf("rewind of a child: %v, want ErrNotRewindable", err)
 		}
-		p.fixed.Store(true)
+		// Rewound before the fix, it fails again; rewound after, it completes.
 		res, err := c.Rewind(t.Context(), "parent-1")
 		if err != nil || res.Step != "Pipeline" {
 			t.Fatalf("rewind parent-1: %+v %v, want its failed child re-run", res, err)
+		}
+		if st := wait(t, c, "parent-1"); st.Status != runtime.StatusFailed || st.ExecutionID != 2 {
+			t.Fatalf("parent-1 rewound before the fix: %s at execution %d, want Failed at 2", st.Status, st.ExecutionID)
+		}
+		p.fixed.Store(true)
+		if res, err = c.Rewind(t.Context(), "parent-1"); err != nil || res.Execution != 3 {
+			t.Fatalf("second rewind of parent-1: %+v %v", res, err)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
@@ -165,8 +172,8 @@ func TestRewindToStartAndChildren(t *testing.T) {
 			t.Fatalf("parent-1 after the rewind: %s %s", st.Status, st.Output)
 		}
 		children, _ := store.ListChildren(t.Context(), provider.InstanceRequest{Instance: "parent-1"})
-		if fmt.Sprint(children) != "[parent-1::1::1 parent-1::1::2 parent-1::2::2]" {
-			t.Errorf("children %v, want the first kept, the failed one, and its rerun", children)
+		if fmt.Sprint(children) != "[parent-1::1::1 parent-1::1::2 parent-1::2::2 parent-1::3::2]" {
+			t.Errorf("children %v, want the first kept through both rewinds, and each run of the second", children)
 		}
 
 		if err := c.Start(t.Context(), "order-2", "Pipeline", "o2"); err != nil {

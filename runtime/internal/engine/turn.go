@@ -440,15 +440,18 @@ func (t *turn) matchDecision(ev provider.Event) error {
 }
 
 // matchesRewound matches, in a rewound execution (on every replay), a
-// sub-orchestration the failed execution started, before the cut, under
-// its own execution's generated ID: the decision takes the recorded child.
+// sub-orchestration an earlier execution started, before a cut, under its
+// own execution's generated ID: the decision takes the recorded child.
 func (t *turn) matchesRewound(a *action, ev provider.Event) bool {
-	if t.rewoundFrom == 0 || (a.kind != provider.EventSubOrchestrationScheduled && a.kind != provider.EventOrchestrationChained) {
+	if t.rewoundFrom == 0 || (a.kind != provider.EventSubOrchestrationScheduled && a.kind != provider.EventOrchestrationChained) ||
+		a.kind != ev.Kind || a.name != ev.Name {
 		return false
 	}
-	was := fmt.Sprintf("%s::%d::", t.instance, t.rewoundFrom)
-	now := fmt.Sprintf("%s::%d::", t.instance, t.executionID)
-	if a.kind != ev.Kind || a.name != ev.Name || !strings.HasPrefix(ev.Instance, was) || a.instance != now+strings.TrimPrefix(ev.Instance, was) {
+	prefix := t.instance + "::"
+	exec, seq, ok := strings.Cut(strings.TrimPrefix(ev.Instance, prefix), "::")
+	was, err := strconv.ParseInt(exec, 10, 64)
+	if !ok || err != nil || !strings.HasPrefix(ev.Instance, prefix) || was < 1 || was >= t.executionID ||
+		a.instance != fmt.Sprintf("%s%d::%s", prefix, t.executionID, seq) {
 		return false
 	}
 	a.instance = ev.Instance
