@@ -300,6 +300,9 @@ type statsView struct {
 		Completed  int64 `json:"completed"`
 		Failed     int64 `json:"failed"`
 		Terminated int64 `json:"terminated"`
+		// Stalled are among Running; Pending (queued starts) are not in Total.
+		Stalled int64 `json:"stalled"`
+		Pending int64 `json:"pending"`
 	} `json:"instances"`
 	Executions    int64 `json:"executions"`
 	HistoryEvents int64 `json:"historyEvents"`
@@ -315,6 +318,7 @@ func newStatsView(m provider.SystemMetrics, q provider.QueueDepths) statsView {
 	var v statsView
 	v.Instances.Total, v.Instances.Running, v.Instances.Completed = m.TotalInstances, m.Running, m.Completed
 	v.Instances.Failed, v.Instances.Terminated = m.Failed, m.Terminated
+	v.Instances.Stalled, v.Instances.Pending = m.Stalled, m.Pending
 	v.Executions, v.HistoryEvents = m.TotalExecutions, m.TotalEvents
 	v.Queues.Orchestrator, v.Queues.Worker, v.Queues.Delayed, v.Queues.Locked = q.Orchestrator, q.Worker, q.Delayed, q.Locked
 	return v
@@ -346,8 +350,8 @@ func (c *cli) statsCommand() *cobra.Command {
 				return fmt.Errorf("queue depths: %w", err)
 			}
 			return c.print(newStatsView(m, q), func() {
-				fmt.Fprintf(c.stdout, "instances: %d (running %d, completed %d, failed %d, terminated %d), executions %d, history events %d\n",
-					m.TotalInstances, m.Running, m.Completed, m.Failed, m.Terminated, m.TotalExecutions, m.TotalEvents)
+				fmt.Fprintf(c.stdout, "instances: %d (running %d of which stalled %d, completed %d, failed %d, terminated %d), pending starts %d, executions %d, history events %d\n",
+					m.TotalInstances, m.Running, m.Stalled, m.Completed, m.Failed, m.Terminated, m.Pending, m.TotalExecutions, m.TotalEvents)
 				fmt.Fprintf(c.stdout, "queues: orchestrator %d, worker %d, delayed %d, locked %d\n", q.Orchestrator, q.Worker, q.Delayed, q.Locked)
 			})
 		},

@@ -51,6 +51,14 @@ func TestListPagesAndPending(t *testing.T) {
 		t.Errorf("pages listed %s, want p-3,p-2,p-1 (newest first, each once)", got)
 	}
 
+	var stats statsView
+	decode(t, cli("stats", "-o", "json").stdout, &stats)
+	if stats.Instances.Pending != 1 || stats.Instances.Total != 3 {
+		t.Errorf("stats: %+v, want 3 instances and 1 pending start", stats.Instances)
+	}
+	if r := cli("stats"); !strings.Contains(r.stdout, "pending starts 1") {
+		t.Errorf("stats: %q, want the pending start counted", r.stdout)
+	}
 	var pending listPage
 	decode(t, cli("list", "--status", "Pending", "-o", "json").stdout, &pending)
 	if got := instanceIDs(pending.Instances); len(got) != 1 || got[0] != "nobody-runs-it" || pending.Instances[0].Orchestration != "NoSuchOrchestration" {

@@ -204,11 +204,17 @@ type ExecutionInfo struct {
 
 // SystemMetrics counts what a store holds.
 type SystemMetrics struct {
-	TotalInstances  int64
-	Running         int64
-	Completed       int64
-	Failed          int64
-	Terminated      int64
+	TotalInstances int64
+	// Running counts the stalled ones too; Stalled, those among them whose
+	// last turn was handed back with a cause (InstanceInfo.LastError).
+	Running    int64
+	Stalled    int64
+	Completed  int64
+	Failed     int64
+	Terminated int64
+	// Pending counts queued starts of instances that do not exist yet
+	// (not in TotalInstances).
+	Pending         int64
 	TotalExecutions int64
 	TotalEvents     int64
 }

@@ -226,11 +226,14 @@ func TestStorePage(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.start(t, "h-1", "Hello", "x", true)
 	f.stall(t, "drift-1")
+	if err := f.client.Start(t.Context(), "nobody-runs-it", "NoSuchOrchestration", nil); err != nil {
+		t.Fatal(err)
+	}
 	code, body := get(t, f, "/store")
 	if code != 200 {
 		t.Fatalf("store page: %d %s", code, errorText(body))
 	}
-	for _, want := range []string{`<b>2</b> instances`, "drift-1", "nondeterministic", "Hello@", "Greet"} {
+	for _, want := range []string{`<b>2</b> instances`, `<b>1</b> stalled`, `<b>1</b> pending starts`, "drift-1", "nobody-runs-it", "nondeterministic", "Hello@", "Greet"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("store page lacks %q", want)
 		}

@@ -105,7 +105,7 @@ func (p *Provider) GetExecutionInfo(ctx context.Context, req provider.ExecutionR
 // GetSystemMetrics implements provider.Admin.
 func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics, error) {
 	r, err := queries.SystemMetrics(ctx, p.pool)
-	return provider.SystemMetrics{TotalInstances: r.TotalInstances, Running: r.Running, Completed: r.Completed,
+	return provider.SystemMetrics{TotalInstances: r.TotalInstances, Running: r.Running, Stalled: r.Stalled, Pending: r.Pending, Completed: r.Completed,
 		Failed: r.Failed, Terminated: r.Terminated, TotalExecutions: r.TotalExecutions, TotalEvents: r.TotalEvents,
 	}, classify("get system metrics", "", err)
 }

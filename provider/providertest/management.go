@@ -123,6 +123,17 @@ func systemMetrics(t *testing.T, f Factory) {
 	// r1: 3 + 1 events; r2: 1; ok, bad, term: 3 each.
 	e.wantEqual(m, provider.SystemMetrics{TotalInstances: 5, Running: 2, Completed: 1, Failed: 1, Terminated: 1,
 		TotalExecutions: 6, TotalEvents: 14}, "metrics")
+
+	// A queued start is Pending (not yet an instance); a running instance
+	// whose turn was handed back with a cause is Stalled (still Running).
+	e.enqueue(startItem("later"))
+	e.enqueue(externalItem("r2", "x"))
+	item := e.fetchInstance("r2")
+	cause := &provider.ErrorDetails{Class: provider.ErrorConfiguration, Message: "not registered"}
+	e.must(e.p.AbandonOrchestrationItem(e.ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: time.Hour, IgnoreAttempt: true, Cause: cause}), "abandon r2")
+	m, err = e.a.GetSystemMetrics(e.ctx)
+	e.must(err, "system metrics")
+	e.wantEqual([]int64{m.TotalInstances, m.Running, m.Stalled, m.Pending}, []int64{5, 2, 1, 1}, "instances, running, stalled, pending")
 }
 
 func queueDepths(t *testing.T, f Factory) {

@@ -110,7 +110,7 @@ func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics
 	if err != nil {
 		return provider.SystemMetrics{}, classify("get system metrics", "", err)
 	}
-	return provider.SystemMetrics{TotalInstances: r.TotalInstances, Running: r.Running, Completed: r.Completed,
+	return provider.SystemMetrics{TotalInstances: r.TotalInstances, Running: r.Running, Stalled: r.Stalled, Pending: r.Pending, Completed: r.Completed,
 		Failed: r.Failed, Terminated: r.Terminated, TotalExecutions: r.TotalExecutions, TotalEvents: r.TotalEvents}, nil
 }
 

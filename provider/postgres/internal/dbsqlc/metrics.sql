@@ -1,13 +1,20 @@
+-- Stalled: running, its last turn handed back with a cause (instance_locks.last_error).
+-- Pending: a queued start of an instance that does not exist yet.
 -- name: SystemMetrics :one
 SELECT count(*) AS total_instances,
        count(*) FILTER (WHERE e.status IN ('Running', 'ContinuedAsNew')) AS running,
        count(*) FILTER (WHERE e.status = 'Completed') AS completed,
        count(*) FILTER (WHERE e.status = 'Failed') AS failed,
        count(*) FILTER (WHERE e.status = 'Terminated') AS terminated,
+       count(*) FILTER (WHERE COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL) AS stalled,
+       (SELECT count(DISTINCT q.instance_id) FROM orchestrator_queue q
+        WHERE q.work_item::jsonb ->> 'kind' = 'StartOrchestration'
+          AND NOT EXISTS (SELECT 1 FROM instances x WHERE x.instance_id = q.instance_id)) AS pending,
        (SELECT count(*) FROM executions) AS total_executions,
        (SELECT count(*) FROM history) AS total_events
 FROM instances i
-LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id;
+LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+LEFT JOIN instance_locks l ON l.instance_id = i.instance_id;
 
 -- name: QueueDepths :one
 SELECT

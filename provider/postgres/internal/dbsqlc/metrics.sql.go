@@ -46,10 +46,15 @@ SELECT count(*) AS total_instances,
        count(*) FILTER (WHERE e.status = 'Completed') AS completed,
        count(*) FILTER (WHERE e.status = 'Failed') AS failed,
        count(*) FILTER (WHERE e.status = 'Terminated') AS terminated,
+       count(*) FILTER (WHERE COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL) AS stalled,
+       (SELECT count(DISTINCT q.instance_id) FROM orchestrator_queue q
+        WHERE q.work_item::jsonb ->> 'kind' = 'StartOrchestration'
+          AND NOT EXISTS (SELECT 1 FROM instances x WHERE x.instance_id = q.instance_id)) AS pending,
        (SELECT count(*) FROM executions) AS total_executions,
        (SELECT count(*) FROM history) AS total_events
 FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
 `
 
 type SystemMetricsRow struct {
@@ -58,10 +63,14 @@ type SystemMetricsRow struct {
 	Completed       int64
 	Failed          int64
 	Terminated      int64
+	Stalled         int64
+	Pending         int64
 	TotalExecutions int64
 	TotalEvents     int64
 }
 
+// Stalled: running, its last turn handed back with a cause (instance_locks.last_error).
+// Pending: a queued start of an instance that does not exist yet.
 func (q *Queries) SystemMetrics(ctx context.Context, db DBTX) (SystemMetricsRow, error) {
 	row := db.QueryRow(ctx, systemMetrics)
 	var i SystemMetricsRow
@@ -71,6 +80,8 @@ func (q *Queries) SystemMetrics(ctx context.Context, db DBTX) (SystemMetricsRow,
 		&i.Completed,
 		&i.Failed,
 		&i.Terminated,
+		&i.Stalled,
+		&i.Pending,
 		&i.TotalExecutions,
 		&i.TotalEvents,
 	)

@@ -47,10 +47,15 @@ SELECT
     CAST(COALESCE(SUM(e.status = 'Completed'), 0) AS INTEGER) AS completed,
     CAST(COALESCE(SUM(e.status = 'Failed'), 0) AS INTEGER) AS failed,
     CAST(COALESCE(SUM(e.status = 'Terminated'), 0) AS INTEGER) AS terminated,
+    CAST(COALESCE(SUM(COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL), 0) AS INTEGER) AS stalled,
+    (SELECT COUNT(DISTINCT q.instance_id) FROM orchestrator_queue q
+     WHERE json_extract(q.work_item, '$.kind') = 'StartOrchestration'
+       AND NOT EXISTS (SELECT 1 FROM instances x WHERE x.instance_id = q.instance_id)) AS pending,
     (SELECT COUNT(*) FROM executions) AS total_executions,
     (SELECT COUNT(*) FROM history) AS total_events
 FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
+LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
 `
 
 type SystemMetricsRow struct {
@@ -59,10 +64,14 @@ type SystemMetricsRow struct {
 	Completed       int64
 	Failed          int64
 	Terminated      int64
+	Stalled         int64
+	Pending         int64
 	TotalExecutions int64
 	TotalEvents     int64
 }
 
+// Stalled: running, its last turn handed back with a cause (instance_locks.last_error).
+// Pending: a queued start of an instance that does not exist yet.
 func (q *Queries) SystemMetrics(ctx context.Context, db DBTX) (SystemMetricsRow, error) {
 	row := db.QueryRowContext(ctx, systemMetrics)
 	var i SystemMetricsRow
@@ -72,6 +81,8 @@ func (q *Queries) SystemMetrics(ctx context.Context, db DBTX) (SystemMetricsRow,
 		&i.Completed,
 		&i.Failed,
 		&i.Terminated,
+		&i.Stalled,
+		&i.Pending,
 		&i.TotalExecutions,
 		&i.TotalEvents,
 	)
