@@ -311,6 +311,9 @@ type statsView struct {
 		Worker       int64 `json:"worker"`
 		Delayed      int64 `json:"delayed"`
 		Locked       int64 `json:"locked"`
+		// OldestOrchestrator and OldestWorker: when the longest-waiting ready message became visible.
+		OldestOrchestrator *time.Time `json:"oldestOrchestrator,omitempty"`
+		OldestWorker       *time.Time `json:"oldestWorker,omitempty"`
 	} `json:"queues"`
 }
 
@@ -321,6 +324,12 @@ func newStatsView(m provider.SystemMetrics, q provider.QueueDepths) statsView {
 	v.Instances.Stalled, v.Instances.Pending = m.Stalled, m.Pending
 	v.Executions, v.HistoryEvents = m.TotalExecutions, m.TotalEvents
 	v.Queues.Orchestrator, v.Queues.Worker, v.Queues.Delayed, v.Queues.Locked = q.Orchestrator, q.Worker, q.Delayed, q.Locked
+	if !q.OldestOrchestrator.IsZero() {
+		v.Queues.OldestOrchestrator = &q.OldestOrchestrator
+	}
+	if !q.OldestWorker.IsZero() {
+		v.Queues.OldestWorker = &q.OldestWorker
+	}
 	return v
 }
 
@@ -352,8 +361,24 @@ func (c *cli) statsCommand() *cobra.Command {
 			return c.print(newStatsView(m, q), func() {
 				fmt.Fprintf(c.stdout, "instances: %d (running %d of which stalled %d, completed %d, failed %d, terminated %d), pending starts %d, executions %d, history events %d\n",
 					m.TotalInstances, m.Running, m.Stalled, m.Completed, m.Failed, m.Terminated, m.Pending, m.TotalExecutions, m.TotalEvents)
-				fmt.Fprintf(c.stdout, "queues: orchestrator %d, worker %d, delayed %d, locked %d\n", q.Orchestrator, q.Worker, q.Delayed, q.Locked)
+				fmt.Fprintf(c.stdout, "queues: orchestrator %d, worker %d, delayed %d, locked %d%s\n", q.Orchestrator, q.Worker, q.Delayed, q.Locked, oldestReady(q, time.Now()))
 			})
 		},
 	}
+}
+
+// oldestReady says how long the oldest ready messages have waited, "" when
+// none waits.
+func oldestReady(q provider.QueueDepths, now time.Time) string {
+	var parts []string
+	if !q.OldestOrchestrator.IsZero() {
+		parts = append(parts, "orchestrator "+inspect.Age(now.Sub(q.OldestOrchestrator)))
+	}
+	if !q.OldestWorker.IsZero() {
+		parts = append(parts, "worker "+inspect.Age(now.Sub(q.OldestWorker)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; oldest ready waits: " + strings.Join(parts, ", ")
 }

@@ -250,3 +250,14 @@ func TestHistoryShowsTimesNamesAndTimerPurposes(t *testing.T) {
 		}
 	}
 }
+
+func TestOldestReady(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	if got := oldestReady(provider.QueueDepths{}, now); got != "" {
+		t.Errorf("nothing waits: %q", got)
+	}
+	q := provider.QueueDepths{OldestOrchestrator: now.Add(-90 * time.Second), OldestWorker: now.Add(-3 * time.Hour)}
+	if got := oldestReady(q, now); got != "; oldest ready waits: orchestrator 1m, worker 3h" {
+		t.Errorf("oldest ready: %q", got)
+	}
+}

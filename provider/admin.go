@@ -222,11 +222,32 @@ type SystemMetrics struct {
 // QueueDepths counts queued messages. Orchestrator and Worker count visible
 // messages not held under a live lock; Delayed counts messages not yet visible
 // (timers, backoff); Locked counts messages held under a live lock.
+// OldestOrchestrator and OldestWorker are when the longest-waiting of the
+// counted ready messages became visible (zero: none waits): how far behind
+// the workers are.
 type QueueDepths struct {
 	Orchestrator int64
 	Worker       int64
 	Delayed      int64
 	Locked       int64
+
+	OldestOrchestrator time.Time
+	OldestWorker       time.Time
+}
+
+// msTime is Unix milliseconds as a time, zero for 0.
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// NewQueueDepths builds QueueDepths from counts and the oldest ready
+// messages' visibility times in Unix milliseconds (0: none), as stores read them.
+func NewQueueDepths(orchestrator, worker, delayed, locked, oldestOrchestrator, oldestWorker int64) QueueDepths {
+	return QueueDepths{Orchestrator: orchestrator, Worker: worker, Delayed: delayed, Locked: locked,
+		OldestOrchestrator: msTime(oldestOrchestrator), OldestWorker: msTime(oldestWorker)}
 }
 
 // InstanceTree is an instance and its descendants, parents before children.

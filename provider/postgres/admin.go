@@ -113,7 +113,7 @@ func (p *Provider) GetSystemMetrics(ctx context.Context) (provider.SystemMetrics
 // GetQueueDepths implements provider.Admin.
 func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, error) {
 	r, err := queries.QueueDepths(ctx, p.pool)
-	return provider.QueueDepths{Orchestrator: r.Orchestrator, Worker: r.Worker, Delayed: r.Delayed, Locked: r.Locked},
+	return provider.NewQueueDepths(r.Orchestrator, r.Worker, r.Delayed, r.Locked, r.OldestOrchestrator, r.OldestWorker),
 		classify("get queue depths", "", err)
 }
 

@@ -254,9 +254,17 @@ func (e *env) history(instance string) []provider.Event {
 
 func (e *env) depths() provider.QueueDepths {
 	e.t.Helper()
-	d, err := e.a.GetQueueDepths(e.ctx)
-	e.must(err, "get queue depths")
-	return d
+	q := e.queueDepths()
+	q.OldestOrchestrator, q.OldestWorker = time.Time{}, time.Time{}
+	return q
+}
+
+// queueDepths is GetQueueDepths with the oldest messages' times.
+func (e *env) queueDepths() provider.QueueDepths {
+	e.t.Helper()
+	q, err := e.a.GetQueueDepths(e.ctx)
+	e.must(err, "queue depths")
+	return q
 }
 
 func (e *env) exists(instance string) bool {

@@ -146,6 +146,18 @@ func queueDepths(t *testing.T, f Factory) {
 	e.fetch()     // a: locked
 	e.fetchWork() // one activity locked
 	e.wantEqual(e.depths(), provider.QueueDepths{Orchestrator: 1, Worker: 1, Delayed: 1, Locked: 2}, "queue depths")
+	// b and the second activity wait; their visibility times are the oldest.
+	q := e.queueDepths()
+	for what, at := range map[string]time.Time{"orchestrator": q.OldestOrchestrator, "worker": q.OldestWorker} {
+		if age := time.Since(at); at.IsZero() || age < 0 || age > time.Minute {
+			t.Errorf("oldest ready %s message visible at %v (%v ago), want a moment ago", what, at, age)
+		}
+	}
+	e.fetch()
+	e.fetchWork()
+	if q := e.queueDepths(); !q.OldestOrchestrator.IsZero() || !q.OldestWorker.IsZero() {
+		t.Errorf("oldest ready messages with every ready one locked: %v, %v, want none", q.OldestOrchestrator, q.OldestWorker)
+	}
 }
 
 // The cause of an abandon is what an operator sees while the instance waits

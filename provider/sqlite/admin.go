@@ -120,7 +120,7 @@ func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, er
 	if err != nil {
 		return provider.QueueDepths{}, classify("get queue depths", "", err)
 	}
-	return provider.QueueDepths{Orchestrator: r.Orchestrator, Worker: r.Worker, Delayed: r.Delayed, Locked: r.Locked}, nil
+	return provider.NewQueueDepths(r.Orchestrator, r.Worker, r.Delayed, r.Locked, r.OldestOrchestrator, r.OldestWorker), nil
 }
 
 // GetParent implements provider.Admin.

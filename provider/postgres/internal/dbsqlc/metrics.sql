@@ -16,6 +16,7 @@ FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 LEFT JOIN instance_locks l ON l.instance_id = i.instance_id;
 
+-- oldest_*: when the longest-waiting ready message became visible (Unix ms, 0: none).
 -- name: QueueDepths :one
 SELECT
     (SELECT count(*) FROM orchestrator_queue q WHERE q.visible_at <= now()
@@ -25,4 +26,8 @@ SELECT
       + (SELECT count(*) FROM worker_queue WHERE visible_at > now() AND lock_token IS NULL))::bigint AS delayed,
     ((SELECT count(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
        WHERE q.visible_at <= now() AND l.locked_until > now())
-      + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now()))::bigint AS locked;
+      + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now()))::bigint AS locked,
+    COALESCE((SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::bigint FROM orchestrator_queue q WHERE q.visible_at <= now()
+       AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > now())), 0)::bigint AS oldest_orchestrator,
+    COALESCE((SELECT (extract(epoch FROM min(visible_at)) * 1000)::bigint FROM worker_queue
+       WHERE visible_at <= now() AND (lock_token IS NULL OR locked_until <= now())), 0)::bigint AS oldest_worker;

@@ -18,16 +18,23 @@ SELECT
       + (SELECT count(*) FROM worker_queue WHERE visible_at > now() AND lock_token IS NULL))::bigint AS delayed,
     ((SELECT count(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
        WHERE q.visible_at <= now() AND l.locked_until > now())
-      + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now()))::bigint AS locked
+      + (SELECT count(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > now()))::bigint AS locked,
+    COALESCE((SELECT (extract(epoch FROM min(q.visible_at)) * 1000)::bigint FROM orchestrator_queue q WHERE q.visible_at <= now()
+       AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > now())), 0)::bigint AS oldest_orchestrator,
+    COALESCE((SELECT (extract(epoch FROM min(visible_at)) * 1000)::bigint FROM worker_queue
+       WHERE visible_at <= now() AND (lock_token IS NULL OR locked_until <= now())), 0)::bigint AS oldest_worker
 `
 
 type QueueDepthsRow struct {
-	Orchestrator int64
-	Worker       int64
-	Delayed      int64
-	Locked       int64
+	Orchestrator       int64
+	Worker             int64
+	Delayed            int64
+	Locked             int64
+	OldestOrchestrator int64
+	OldestWorker       int64
 }
 
+// oldest_*: when the longest-waiting ready message became visible (Unix ms, 0: none).
 func (q *Queries) QueueDepths(ctx context.Context, db DBTX) (QueueDepthsRow, error) {
 	row := db.QueryRow(ctx, queueDepths)
 	var i QueueDepthsRow
@@ -36,6 +43,8 @@ func (q *Queries) QueueDepths(ctx context.Context, db DBTX) (QueueDepthsRow, err
 		&i.Worker,
 		&i.Delayed,
 		&i.Locked,
+		&i.OldestOrchestrator,
+		&i.OldestWorker,
 	)
 	return i, err
 }

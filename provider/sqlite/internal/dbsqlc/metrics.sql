@@ -17,6 +17,7 @@ FROM instances i
 LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
 LEFT JOIN instance_locks l ON l.instance_id = i.instance_id;
 
+-- oldest_*: when the longest-waiting ready message became visible (Unix ms, 0: none).
 -- name: QueueDepths :one
 SELECT
     (SELECT COUNT(*) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
@@ -26,4 +27,8 @@ SELECT
       + (SELECT COUNT(*) FROM worker_queue WHERE visible_at > @now AND lock_token IS NULL) AS INTEGER) AS delayed,
     CAST((SELECT COUNT(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
      WHERE q.visible_at <= @now AND l.locked_until > @now)
-      + (SELECT COUNT(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > @now) AS INTEGER) AS locked;
+      + (SELECT COUNT(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > @now) AS INTEGER) AS locked,
+    CAST(COALESCE((SELECT MIN(q.visible_at) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+     WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)), 0) AS INTEGER) AS oldest_orchestrator,
+    CAST(COALESCE((SELECT MIN(visible_at) FROM worker_queue
+     WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)), 0) AS INTEGER) AS oldest_worker;

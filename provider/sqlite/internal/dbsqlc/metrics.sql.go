@@ -18,16 +18,23 @@ SELECT
       + (SELECT COUNT(*) FROM worker_queue WHERE visible_at > ?1 AND lock_token IS NULL) AS INTEGER) AS delayed,
     CAST((SELECT COUNT(*) FROM orchestrator_queue q JOIN instance_locks l ON l.instance_id = q.instance_id
      WHERE q.visible_at <= ?1 AND l.locked_until > ?1)
-      + (SELECT COUNT(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > ?1) AS INTEGER) AS locked
+      + (SELECT COUNT(*) FROM worker_queue WHERE lock_token IS NOT NULL AND locked_until > ?1) AS INTEGER) AS locked,
+    CAST(COALESCE((SELECT MIN(q.visible_at) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+     WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)), 0) AS INTEGER) AS oldest_orchestrator,
+    CAST(COALESCE((SELECT MIN(visible_at) FROM worker_queue
+     WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)), 0) AS INTEGER) AS oldest_worker
 `
 
 type QueueDepthsRow struct {
-	Orchestrator int64
-	Worker       int64
-	Delayed      int64
-	Locked       int64
+	Orchestrator       int64
+	Worker             int64
+	Delayed            int64
+	Locked             int64
+	OldestOrchestrator int64
+	OldestWorker       int64
 }
 
+// oldest_*: when the longest-waiting ready message became visible (Unix ms, 0: none).
 func (q *Queries) QueueDepths(ctx context.Context, db DBTX, now int64) (QueueDepthsRow, error) {
 	row := db.QueryRowContext(ctx, queueDepths, now)
 	var i QueueDepthsRow
@@ -36,6 +43,8 @@ func (q *Queries) QueueDepths(ctx context.Context, db DBTX, now int64) (QueueDep
 		&i.Worker,
 		&i.Delayed,
 		&i.Locked,
+		&i.OldestOrchestrator,
+		&i.OldestWorker,
 	)
 	return i, err
 }
