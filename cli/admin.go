@@ -18,9 +18,17 @@ import (
 	"github.com/duroxide/duroxide-go/provider"
 )
 
+// listFlags are list's filters and paging as typed.
+type listFlags struct {
+	status, orchestration, prefix string
+	since, before                 string // created
+	updatedSince, updatedBefore   string
+	after                         string
+	limit                         int
+}
+
 func (c *cli) listCommand() *cobra.Command {
-	var status, orchestration, prefix, since, before, after string
-	var limit int
+	var lf listFlags
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List instances, newest first, one page at a time",
@@ -33,7 +41,7 @@ func (c *cli) listCommand() *cobra.Command {
   duroxide list --prefix order- --limit 20 --after <cursor from the previous page>`,
 		Args: args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := listRequest(status, orchestration, prefix, since, before, after, limit, time.Now())
+			req, err := lf.request(time.Now())
 			if err != nil {
 				return err
 			}
@@ -53,30 +61,38 @@ func (c *cli) listCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&status, "status", "", "only this status: Pending, Running, Stalled, Completed, Failed, Terminated or ContinuedAsNew")
-	f.StringVar(&orchestration, "orchestration", "", "only instances of this orchestration")
-	f.StringVar(&prefix, "prefix", "", "only instance IDs starting with this")
-	f.StringVar(&since, "since", "", "only instances created since: a duration ago (1h, 30m) or an RFC 3339 time")
-	f.StringVar(&before, "before", "", "only instances created before: a duration ago or an RFC 3339 time")
-	f.StringVar(&after, "after", "", "the page after this cursor (printed when a page has more)")
-	f.IntVar(&limit, "limit", 50, fmt.Sprintf("instances per page (1 to %d)", provider.MaxListLimit))
+	f.StringVar(&lf.status, "status", "", "only this status: Pending, Running, Stalled, Completed, Failed, Terminated or ContinuedAsNew")
+	f.StringVar(&lf.orchestration, "orchestration", "", "only instances of this orchestration")
+	f.StringVar(&lf.prefix, "prefix", "", "only instance IDs starting with this")
+	f.StringVar(&lf.since, "since", "", "only instances created since: a duration ago (1h, 30m) or an RFC 3339 time")
+	f.StringVar(&lf.before, "before", "", "only instances created before: a duration ago or an RFC 3339 time")
+	f.StringVar(&lf.updatedSince, "updated-since", "", "only instances last changed since: a duration ago or an RFC 3339 time")
+	f.StringVar(&lf.updatedBefore, "updated-before", "", "only instances last changed before: a duration ago or an RFC 3339 time")
+	f.StringVar(&lf.after, "after", "", "the page after this cursor (printed when a page has more)")
+	f.IntVar(&lf.limit, "limit", 50, fmt.Sprintf("instances per page (1 to %d)", provider.MaxListLimit))
 	return cmd
 }
 
-// listRequest turns list's flags into a request, refusing what the store
-// would refuse, and more, as usage errors (exit 2).
-func listRequest(status, orchestration, prefix, since, before, after string, limit int, now time.Time) (provider.ListRequest, error) {
-	req := provider.ListRequest{Status: provider.ExecutionStatus(status), Orchestration: orchestration, IDPrefix: prefix,
-		Limit: limit, After: after}
-	if limit < 1 || limit > provider.MaxListLimit {
-		return req, usagef("--limit must be between 1 and %d, not %d", provider.MaxListLimit, limit)
+// request turns list's flags into a request, refusing what the store would
+// refuse, and more, as usage errors (exit 2).
+func (lf listFlags) request(now time.Time) (provider.ListRequest, error) {
+	req := provider.ListRequest{Status: provider.ExecutionStatus(lf.status), Orchestration: lf.orchestration, IDPrefix: lf.prefix,
+		Limit: lf.limit, After: lf.after}
+	if lf.limit < 1 || lf.limit > provider.MaxListLimit {
+		return req, usagef("--limit must be between 1 and %d, not %d", provider.MaxListLimit, lf.limit)
 	}
-	var err error
-	if req.CreatedAfter, err = timeFlag("--since", since, now); err != nil {
-		return req, err
-	}
-	if req.CreatedBefore, err = timeFlag("--before", before, now); err != nil {
-		return req, err
+	for _, tf := range []struct {
+		flag, value string
+		into        *time.Time
+	}{
+		{"--since", lf.since, &req.CreatedAfter}, {"--before", lf.before, &req.CreatedBefore},
+		{"--updated-since", lf.updatedSince, &req.UpdatedAfter}, {"--updated-before", lf.updatedBefore, &req.UpdatedBefore},
+	} {
+		t, err := timeFlag(tf.flag, tf.value, now)
+		if err != nil {
+			return req, err
+		}
+		*tf.into = t
 	}
 	if err := req.Validate(); err != nil {
 		return req, usagef("%s", strings.TrimPrefix(err.Error(), "list instances: "))

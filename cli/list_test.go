@@ -82,22 +82,28 @@ func TestListPagesAndPending(t *testing.T) {
 
 func TestListRequestFromFlags(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	req, err := listRequest("Stalled", "Approval", "order-", "2h", "2026-11-27T11:30:00Z", "", 20, now)
+	req, err := listFlags{status: "Stalled", orchestration: "Approval", prefix: "order-", since: "2h", before: "2026-11-27T11:30:00Z",
+		updatedSince: "30m", limit: 20}.request(now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := provider.ListRequest{Status: provider.StatusStalled, Orchestration: "Approval", IDPrefix: "order-", Limit: 20,
 		CreatedAfter: now.Add(-2 * time.Hour), CreatedBefore: time.Date(2026, 11, 27, 11, 30, 0, 0, time.UTC)}
-	if !req.CreatedAfter.Equal(want.CreatedAfter) || !req.CreatedBefore.Equal(want.CreatedBefore) ||
+	if !req.CreatedAfter.Equal(want.CreatedAfter) || !req.CreatedBefore.Equal(want.CreatedBefore) || !req.UpdatedAfter.Equal(now.Add(-30*time.Minute)) ||
 		req.Status != want.Status || req.Orchestration != want.Orchestration || req.IDPrefix != want.IDPrefix || req.Limit != 20 {
 		t.Errorf("request %+v, want %+v", req, want)
 	}
 	for name, bad := range map[string]func() error{
-		"limit 0":        func() error { _, err := listRequest("", "", "", "", "", "", 0, now); return err },
-		"limit too big":  func() error { _, err := listRequest("", "", "", "", "", "", 1001, now); return err },
-		"unknown status": func() error { _, err := listRequest("Asleep", "", "", "", "", "", 10, now); return err },
-		"bad since":      func() error { _, err := listRequest("", "", "", "yesterday", "", "", 10, now); return err },
-		"empty range":    func() error { _, err := listRequest("", "", "", "1h", "2h", "", 10, now); return err },
+		"limit 0":            func() error { _, err := listFlags{}.request(now); return err },
+		"limit too big":      func() error { _, err := listFlags{limit: 1001}.request(now); return err },
+		"unknown status":     func() error { _, err := listFlags{status: "Asleep", limit: 10}.request(now); return err },
+		"bad since":          func() error { _, err := listFlags{since: "yesterday", limit: 10}.request(now); return err },
+		"empty range":        func() error { _, err := listFlags{since: "1h", before: "2h", limit: 10}.request(now); return err },
+		"bad updated-before": func() error { _, err := listFlags{updatedBefore: "noon", limit: 10}.request(now); return err },
+		"empty updated range": func() error {
+			_, err := listFlags{updatedSince: "1h", updatedBefore: "2h", limit: 10}.request(now)
+			return err
+		},
 	} {
 		err := bad()
 		if _, ok := err.(*usageError); !ok {

@@ -94,6 +94,9 @@ type ListRequest struct {
 	// CreatedAfter and CreatedBefore keep instances created at or after,
 	// and before, these times.
 	CreatedAfter, CreatedBefore time.Time
+	// UpdatedAfter and UpdatedBefore keep instances last changed at or
+	// after, and before, these times (a queued start: when it was queued).
+	UpdatedAfter, UpdatedBefore time.Time
 	// Limit is the page size: 1 to MaxListLimit; 0 means DefaultListLimit.
 	Limit int
 	// After is the Next of the previous page; "" starts at the newest.

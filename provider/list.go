@@ -19,6 +19,8 @@ func (r ListRequest) Validate() error {
 		return invalidList("limit %d is not between 1 and %d (0: %d)", r.Limit, MaxListLimit, DefaultListLimit)
 	case !r.CreatedAfter.IsZero() && !r.CreatedBefore.IsZero() && !r.CreatedBefore.After(r.CreatedAfter):
 		return invalidList("created-before %s is not after created-after %s", r.CreatedBefore.Format(time.RFC3339), r.CreatedAfter.Format(time.RFC3339))
+	case !r.UpdatedAfter.IsZero() && !r.UpdatedBefore.IsZero() && !r.UpdatedBefore.After(r.UpdatedAfter):
+		return invalidList("updated-before %s is not after updated-after %s", r.UpdatedBefore.Format(time.RFC3339), r.UpdatedAfter.Format(time.RFC3339))
 	}
 	if _, err := ParseListCursor(r.After); err != nil {
 		return invalidList("%v", err)

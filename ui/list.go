@@ -29,8 +29,10 @@ type listData struct {
 
 // listFilter is the form as the user filled it in, shown back to them.
 type listFilter struct {
-	Status, Orchestration, Prefix, Since, Before string
-	Limit                                        int
+	Status, Orchestration, Prefix string
+	Since, Before                 string // created
+	UpdatedSince, UpdatedBefore   string
+	Limit                         int
 }
 
 type listRow struct {
@@ -43,7 +45,7 @@ type listRow struct {
 func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := listFilter{Status: q.Get("status"), Orchestration: q.Get("orchestration"), Prefix: q.Get("prefix"),
-		Since: q.Get("since"), Before: q.Get("before")}
+		Since: q.Get("since"), Before: q.Get("before"), UpdatedSince: q.Get("updated_since"), UpdatedBefore: q.Get("updated_before")}
 	req, err := listRequest(f, q.Get("limit"), q.Get("after"))
 	if err != nil {
 		s.fail(w, err)
@@ -78,13 +80,20 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 func listRequest(f listFilter, limit, after string) (provider.ListRequest, error) {
 	req := provider.ListRequest{Status: provider.ExecutionStatus(f.Status), Orchestration: f.Orchestration,
 		IDPrefix: f.Prefix, After: after}
+	for _, field := range []struct {
+		name, value string
+		into        *time.Time
+	}{
+		{"since", f.Since, &req.CreatedAfter}, {"before", f.Before, &req.CreatedBefore},
+		{"updated since", f.UpdatedSince, &req.UpdatedAfter}, {"updated before", f.UpdatedBefore, &req.UpdatedBefore},
+	} {
+		t, err := formTime(field.name, field.value)
+		if err != nil {
+			return req, err
+		}
+		*field.into = t
+	}
 	var err error
-	if req.CreatedAfter, err = formTime("since", f.Since); err != nil {
-		return req, err
-	}
-	if req.CreatedBefore, err = formTime("before", f.Before); err != nil {
-		return req, err
-	}
 	if limit != "" {
 		if req.Limit, err = strconv.Atoi(limit); err != nil {
 			return req, badRequestf("limit %q is not a number", limit)

@@ -99,6 +99,13 @@ func TestListFiltersPagesAndRefusesBadInput(t *testing.T) {
 	if code, body = get(t, f, "/instances?orchestration=Hello&since="+url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04"))); code != 200 || len(listed(body)) != 3 {
 		t.Errorf("Hello created in the last hour: %d %v, want the three", code, listed(body))
 	}
+	h3, _ := f.client.Status(t.Context(), "h-3")
+	if code, body = get(t, f, "/instances?prefix=h-&updated_since="+url.QueryEscape(h3.UpdatedAt.Format(time.RFC3339Nano))); code != 200 || strings.Join(listed(body), ",") != "h-3" {
+		t.Errorf("h- updated since h-3's last change: %d %v, want h-3", code, listed(body))
+	}
+	if code, body = get(t, f, "/instances?updated_before=soon"); code != http.StatusBadRequest || !strings.Contains(errorText(body), "updated before") {
+		t.Errorf("bad updated_before: %d %s", code, errorText(body))
+	}
 }
 
 var errorPara = regexp.MustCompile(`id="error">([^<]*)<`)

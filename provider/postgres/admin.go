@@ -23,6 +23,7 @@ func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) 
 	rows, err := queries.InstancePage(ctx, p.pool, dbsqlc.InstancePageParams{
 		Status: nonEmpty(string(req.Status)), Orchestration: nonEmpty(req.Orchestration), IDPrefix: nonEmpty(req.IDPrefix), Instance: nonEmpty(req.Instance),
 		CreatedAfter: timeOrNil(req.CreatedAfter), CreatedBefore: timeOrNil(req.CreatedBefore),
+		UpdatedAfter: timeOrNil(req.UpdatedAfter), UpdatedBefore: timeOrNil(req.UpdatedBefore),
 		AfterCreated: timeOrNil(after.CreatedAt), AfterID: nonEmpty(after.Instance), MaxRows: int32(size + 1)})
 	if err != nil {
 		return provider.InstancePage{}, classify("list instances", "", err)

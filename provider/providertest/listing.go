@@ -122,6 +122,15 @@ func listFilters(t *testing.T, f Factory) {
 	e.wantEqual(len(before), 0, "created before the oldest")
 	later := e.listIDs(provider.ListRequest{CreatedAfter: time.Now().Add(time.Hour)})
 	e.wantEqual(len(later), 0, "created after an hour from now")
+
+	// The last change: a-1 finishes after the others last changed.
+	time.Sleep(5 * time.Millisecond)
+	e.finish("a-1", provider.StatusCompleted, `1`)
+	changed := e.info("a-1").UpdatedAt
+	e.wantEqual(e.listIDs(provider.ListRequest{UpdatedAfter: changed}), []string{"a-1"}, "updated at or after a-1's end")
+	e.wantEqual(len(e.listIDs(provider.ListRequest{UpdatedBefore: changed})), 2, "updated before a-1's end")
+	_, err := e.a.ListInstances(e.ctx, provider.ListRequest{UpdatedAfter: changed, UpdatedBefore: changed})
+	e.wantErr(err, provider.ErrInvalidArgument, "an empty updated range")
 }
 
 // A queued start is listed as Pending with its orchestration; a running

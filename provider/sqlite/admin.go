@@ -21,6 +21,7 @@ func (p *Provider) ListInstances(ctx context.Context, req provider.ListRequest) 
 	rows, err := queries.InstancePage(ctx, p.stmts, dbsqlc.InstancePageParams{
 		Status: nullIfEmpty(string(req.Status)), Orchestration: nullIfEmpty(req.Orchestration), IDPrefix: nullIfEmpty(req.IDPrefix), Instance: nullIfEmpty(req.Instance),
 		CreatedAfter: msOrNull(req.CreatedAfter), CreatedBefore: msOrNull(req.CreatedBefore),
+		UpdatedAfter: msOrNull(req.UpdatedAfter), UpdatedBefore: msOrNull(req.UpdatedBefore),
 		AfterCreated: msOrNull(after.CreatedAt), AfterID: nullIfEmpty(after.Instance), MaxRows: int64(size + 1)})
 	if err != nil {
 		return provider.InstancePage{}, classify("list instances", "", err)

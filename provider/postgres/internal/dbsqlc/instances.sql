@@ -48,6 +48,8 @@ SELECT * FROM ((
       AND (sqlc.narg(instance)::text IS NULL OR i.instance_id = sqlc.narg(instance)::text)
       AND (sqlc.narg(created_after)::timestamptz IS NULL OR i.created_at >= sqlc.narg(created_after)::timestamptz)
       AND (sqlc.narg(created_before)::timestamptz IS NULL OR i.created_at < sqlc.narg(created_before)::timestamptz)
+      AND (sqlc.narg(updated_after)::timestamptz IS NULL OR i.updated_at >= sqlc.narg(updated_after)::timestamptz)
+      AND (sqlc.narg(updated_before)::timestamptz IS NULL OR i.updated_at < sqlc.narg(updated_before)::timestamptz)
       AND (sqlc.narg(after_created)::timestamptz IS NULL
            OR (i.created_at, i.instance_id) < (sqlc.narg(after_created)::timestamptz, sqlc.narg(after_id)::text))
     ORDER BY i.created_at DESC, i.instance_id DESC
@@ -65,6 +67,8 @@ SELECT * FROM ((
       AND (sqlc.narg(instance)::text IS NULL OR q.instance_id = sqlc.narg(instance)::text)
       AND (sqlc.narg(created_after)::timestamptz IS NULL OR q.created_at >= sqlc.narg(created_after)::timestamptz)
       AND (sqlc.narg(created_before)::timestamptz IS NULL OR q.created_at < sqlc.narg(created_before)::timestamptz)
+      AND (sqlc.narg(updated_after)::timestamptz IS NULL OR q.created_at >= sqlc.narg(updated_after)::timestamptz)
+      AND (sqlc.narg(updated_before)::timestamptz IS NULL OR q.created_at < sqlc.narg(updated_before)::timestamptz)
       AND (sqlc.narg(after_created)::timestamptz IS NULL
            OR (q.created_at, q.instance_id) < (sqlc.narg(after_created)::timestamptz, sqlc.narg(after_id)::text))
     ORDER BY q.created_at DESC, q.instance_id DESC

@@ -149,10 +149,12 @@ SELECT instance_id, orchestration_name, orchestration_version, current_execution
       AND ($4::text IS NULL OR i.instance_id = $4::text)
       AND ($5::timestamptz IS NULL OR i.created_at >= $5::timestamptz)
       AND ($6::timestamptz IS NULL OR i.created_at < $6::timestamptz)
-      AND ($7::timestamptz IS NULL
-           OR (i.created_at, i.instance_id) < ($7::timestamptz, $8::text))
+      AND ($7::timestamptz IS NULL OR i.updated_at >= $7::timestamptz)
+      AND ($8::timestamptz IS NULL OR i.updated_at < $8::timestamptz)
+      AND ($9::timestamptz IS NULL
+           OR (i.created_at, i.instance_id) < ($9::timestamptz, $10::text))
     ORDER BY i.created_at DESC, i.instance_id DESC
-    LIMIT $9
+    LIMIT $11
 ) UNION ALL (
     SELECT q.instance_id, COALESCE(q.work_item::jsonb ->> 'name', ''), COALESCE(q.work_item::jsonb ->> 'version', ''),
            1::bigint, q.work_item::jsonb ->> 'parentInstance', NULL::text, 0::bigint, q.created_at, q.created_at,
@@ -166,13 +168,15 @@ SELECT instance_id, orchestration_name, orchestration_version, current_execution
       AND ($4::text IS NULL OR q.instance_id = $4::text)
       AND ($5::timestamptz IS NULL OR q.created_at >= $5::timestamptz)
       AND ($6::timestamptz IS NULL OR q.created_at < $6::timestamptz)
-      AND ($7::timestamptz IS NULL
-           OR (q.created_at, q.instance_id) < ($7::timestamptz, $8::text))
+      AND ($7::timestamptz IS NULL OR q.created_at >= $7::timestamptz)
+      AND ($8::timestamptz IS NULL OR q.created_at < $8::timestamptz)
+      AND ($9::timestamptz IS NULL
+           OR (q.created_at, q.instance_id) < ($9::timestamptz, $10::text))
     ORDER BY q.created_at DESC, q.instance_id DESC
-    LIMIT $9
+    LIMIT $11
 )) page
 ORDER BY created_at DESC, instance_id DESC
-LIMIT $9
+LIMIT $11
 `
 
 type InstancePageParams struct {
@@ -182,6 +186,8 @@ type InstancePageParams struct {
 	Instance      *string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	UpdatedAfter  *time.Time
+	UpdatedBefore *time.Time
 	AfterCreated  *time.Time
 	AfterID       *string
 	MaxRows       int32
@@ -215,6 +221,8 @@ func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePagePar
 		arg.Instance,
 		arg.CreatedAfter,
 		arg.CreatedBefore,
+		arg.UpdatedAfter,
+		arg.UpdatedBefore,
 		arg.AfterCreated,
 		arg.AfterID,
 		arg.MaxRows,

@@ -119,6 +119,8 @@ WHERE (CAST(sqlc.narg(status) AS TEXT) IS NULL
   AND (CAST(sqlc.narg(instance) AS TEXT) IS NULL OR x.instance_id = CAST(sqlc.narg(instance) AS TEXT))
   AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR x.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
   AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR x.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
+  AND (CAST(sqlc.narg(updated_after) AS INTEGER) IS NULL OR x.updated_at >= CAST(sqlc.narg(updated_after) AS INTEGER))
+  AND (CAST(sqlc.narg(updated_before) AS INTEGER) IS NULL OR x.updated_at < CAST(sqlc.narg(updated_before) AS INTEGER))
   AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL
        OR x.created_at < CAST(sqlc.narg(after_created) AS INTEGER)
        OR (x.created_at = CAST(sqlc.narg(after_created) AS INTEGER) AND x.instance_id < CAST(sqlc.narg(after_id) AS TEXT)))

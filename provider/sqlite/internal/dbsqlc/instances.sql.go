@@ -321,11 +321,13 @@ WHERE (CAST(?1 AS TEXT) IS NULL
   AND (CAST(?4 AS TEXT) IS NULL OR x.instance_id = CAST(?4 AS TEXT))
   AND (CAST(?5 AS INTEGER) IS NULL OR x.created_at >= CAST(?5 AS INTEGER))
   AND (CAST(?6 AS INTEGER) IS NULL OR x.created_at < CAST(?6 AS INTEGER))
-  AND (CAST(?7 AS INTEGER) IS NULL
-       OR x.created_at < CAST(?7 AS INTEGER)
-       OR (x.created_at = CAST(?7 AS INTEGER) AND x.instance_id < CAST(?8 AS TEXT)))
+  AND (CAST(?7 AS INTEGER) IS NULL OR x.updated_at >= CAST(?7 AS INTEGER))
+  AND (CAST(?8 AS INTEGER) IS NULL OR x.updated_at < CAST(?8 AS INTEGER))
+  AND (CAST(?9 AS INTEGER) IS NULL
+       OR x.created_at < CAST(?9 AS INTEGER)
+       OR (x.created_at = CAST(?9 AS INTEGER) AND x.instance_id < CAST(?10 AS TEXT)))
 ORDER BY x.created_at DESC, x.instance_id DESC
-LIMIT ?9
+LIMIT ?11
 `
 
 type InstancePageParams struct {
@@ -335,6 +337,8 @@ type InstancePageParams struct {
 	Instance      sql.NullString
 	CreatedAfter  sql.NullInt64
 	CreatedBefore sql.NullInt64
+	UpdatedAfter  sql.NullInt64
+	UpdatedBefore sql.NullInt64
 	AfterCreated  sql.NullInt64
 	AfterID       sql.NullString
 	MaxRows       int64
@@ -366,6 +370,8 @@ func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePagePar
 		arg.Instance,
 		arg.CreatedAfter,
 		arg.CreatedBefore,
+		arg.UpdatedAfter,
+		arg.UpdatedBefore,
 		arg.AfterCreated,
 		arg.AfterID,
 		arg.MaxRows,
