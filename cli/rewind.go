@@ -20,34 +20,31 @@ type rewindView struct {
 }
 
 func (c *cli) rewindCommand() *cobra.Command {
-	var wait time.Duration
-	cmd := &cobra.Command{
-		Use:   "rewind INSTANCE",
-		Short: "Run a failed instance again from before its failing step, as a new execution",
-		Long: "rewind runs a failed root instance again once its cause is fixed (a dependency back, a bug fixed in a new\n" +
-			"worker build): a new execution starts from the failed one's events before the failing activity or\n" +
-			"sub-orchestration (from the first attempt of its retries), so the steps that completed before it are\n" +
-			"replayed, not run again. The cut moves earlier past anything still open at it, so no result is lost;\n" +
-			"events received after it are delivered again. The failed execution keeps its history\n" +
-			"(history --all-executions). retry runs the whole execution again from its input instead.\n" +
-			"Refused (exit 1) for an instance that is not Failed, a sub-orchestration (rewind its root), or one\n" +
-			"already rewound.",
-		Args: args("INSTANCE"),
-		RunE: func(cmd *cobra.Command, a []string) error { return c.rewind(cmd, a[0], wait) },
-	}
-	cmd.Flags().DurationVar(&wait, "wait", 0, "wait this long for the new execution to finish (exit 1 unless it completes)")
-	return cmd
+	return c.rewindLike("rewind", "Run a failed instance again from before its failing step, as a new execution",
+		"rewind runs a failed root instance again once its cause is fixed (a dependency back, a bug fixed in a new\n"+
+			"worker build): a new execution starts from the failed one's events before the failing activity or\n"+
+			"sub-orchestration (from the first attempt of its retries), so the steps that completed before it are\n"+
+			"replayed, not run again. The cut moves earlier past anything still open at it, so no result is lost;\n"+
+			"events received after it are delivered again. The failed execution keeps its history\n"+
+			"(history --all-executions). retry runs the whole execution again from its input instead.\n"+
+			"Refused (exit 1) for an instance that is not Failed, a sub-orchestration (rewind its root), or one\n"+
+			"already rewound.")
 }
 
 func (c *cli) retryCommand() *cobra.Command {
+	return c.rewindLike("retry", "Run a failed instance again from its input, as a new execution",
+		"retry runs a failed root instance again from the start with the same input, as a new execution; the\n"+
+			"failed execution keeps its history. Every activity runs again; rewind keeps the ones that completed.",
+		runtime.RewindToStart())
+}
+
+// rewindLike builds rewind and retry, which differ in where the new
+// execution starts.
+func (c *cli) rewindLike(name, short, long string, opts ...runtime.RewindOption) *cobra.Command {
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "retry INSTANCE",
-		Short: "Run a failed instance again from its input, as a new execution",
-		Long: "retry runs a failed root instance again from the start with the same input, as a new execution; the\n" +
-			"failed execution keeps its history. Every activity runs again; rewind keeps the ones that completed.",
-		Args: args("INSTANCE"),
-		RunE: func(cmd *cobra.Command, a []string) error { return c.rewind(cmd, a[0], wait, runtime.RewindToStart()) },
+		Use: name + " INSTANCE", Short: short, Long: long, Args: args("INSTANCE"),
+		RunE: func(cmd *cobra.Command, a []string) error { return c.rewind(cmd, a[0], wait, opts...) },
 	}
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait this long for the new execution to finish (exit 1 unless it completes)")
 	return cmd
