@@ -90,39 +90,63 @@ WHERE instance_id = @instance_id;
 -- One page of instances and queued starts, newest first (creation, then ID),
 -- after the cursor; every filter is optional (NULL). A queued start has no
 -- instance row yet: it is listed as Pending with what its message says.
+-- Each side is filtered, ordered and cut to the page on its own, so the
+-- instances' side walks instances_newest_first and stops at the page.
 -- name: InstancePage :many
-WITH x AS (
+WITH inst AS (
     SELECT i.instance_id, i.orchestration_name, i.orchestration_version, i.current_execution_id,
            i.parent_instance_id, i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
            CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, CAST(COALESCE(e.output, '') AS TEXT) AS output, l.last_error
     FROM instances i
     LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
     LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
-    UNION ALL
-    SELECT q.instance_id, COALESCE(json_extract(q.work_item, '$.name'), ''), COALESCE(json_extract(q.work_item, '$.version'), ''),
-           1, json_extract(q.work_item, '$.parentInstance'), NULL, 0, q.created_at, q.created_at,
-           'Pending', '', NULL
+    WHERE (CAST(sqlc.narg(status) AS TEXT) IS NULL
+           OR (CAST(sqlc.narg(status) AS TEXT) = 'Stalled' AND COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL)
+           OR COALESCE(e.status, 'Running') = CAST(sqlc.narg(status) AS TEXT))
+      AND (CAST(sqlc.narg(orchestration) AS TEXT) IS NULL OR i.orchestration_name = CAST(sqlc.narg(orchestration) AS TEXT))
+      AND (CAST(sqlc.narg(id_prefix) AS TEXT) IS NULL
+           OR substr(i.instance_id, 1, length(CAST(sqlc.narg(id_prefix) AS TEXT))) = CAST(sqlc.narg(id_prefix) AS TEXT))
+      AND (CAST(sqlc.narg(instance) AS TEXT) IS NULL OR i.instance_id = CAST(sqlc.narg(instance) AS TEXT))
+      AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR i.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
+      AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR i.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
+      AND (CAST(sqlc.narg(updated_after) AS INTEGER) IS NULL OR i.updated_at >= CAST(sqlc.narg(updated_after) AS INTEGER))
+      AND (CAST(sqlc.narg(updated_before) AS INTEGER) IS NULL OR i.updated_at < CAST(sqlc.narg(updated_before) AS INTEGER))
+      AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL
+           OR i.created_at < CAST(sqlc.narg(after_created) AS INTEGER)
+           OR (i.created_at = CAST(sqlc.narg(after_created) AS INTEGER) AND i.instance_id < CAST(sqlc.narg(after_id) AS TEXT)))
+    ORDER BY i.created_at DESC, i.instance_id DESC
+    LIMIT @max_rows
+), pend AS (
+    SELECT q.instance_id, CAST(COALESCE(json_extract(q.work_item, '$.name'), '') AS TEXT) AS orchestration_name,
+           CAST(COALESCE(json_extract(q.work_item, '$.version'), '') AS TEXT) AS orchestration_version,
+           1 AS current_execution_id, json_extract(q.work_item, '$.parentInstance') AS parent_instance_id,
+           NULL AS custom_status, 0 AS custom_status_version, q.created_at, q.created_at AS updated_at,
+           'Pending' AS status, '' AS output, NULL AS last_error
     FROM orchestrator_queue q
     WHERE json_extract(q.work_item, '$.kind') = 'StartOrchestration'
       AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+      AND (CAST(sqlc.narg(status) AS TEXT) IS NULL OR CAST(sqlc.narg(status) AS TEXT) = 'Pending')
+      AND (CAST(sqlc.narg(orchestration) AS TEXT) IS NULL OR json_extract(q.work_item, '$.name') = CAST(sqlc.narg(orchestration) AS TEXT))
+      AND (CAST(sqlc.narg(id_prefix) AS TEXT) IS NULL
+           OR substr(q.instance_id, 1, length(CAST(sqlc.narg(id_prefix) AS TEXT))) = CAST(sqlc.narg(id_prefix) AS TEXT))
+      AND (CAST(sqlc.narg(instance) AS TEXT) IS NULL OR q.instance_id = CAST(sqlc.narg(instance) AS TEXT))
+      AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR q.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
+      AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR q.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
+      AND (CAST(sqlc.narg(updated_after) AS INTEGER) IS NULL OR q.created_at >= CAST(sqlc.narg(updated_after) AS INTEGER))
+      AND (CAST(sqlc.narg(updated_before) AS INTEGER) IS NULL OR q.created_at < CAST(sqlc.narg(updated_before) AS INTEGER))
+      AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL
+           OR q.created_at < CAST(sqlc.narg(after_created) AS INTEGER)
+           OR (q.created_at = CAST(sqlc.narg(after_created) AS INTEGER) AND q.instance_id < CAST(sqlc.narg(after_id) AS TEXT)))
+    ORDER BY q.created_at DESC, q.instance_id DESC
+    LIMIT @max_rows
+), x AS (
+    SELECT * FROM inst
+    UNION ALL
+    SELECT * FROM pend
 )
 SELECT x.instance_id, x.orchestration_name, x.orchestration_version, x.current_execution_id,
        x.parent_instance_id, x.custom_status, x.custom_status_version, x.created_at, x.updated_at,
        x.status, x.output, x.last_error
 FROM x
-WHERE (CAST(sqlc.narg(status) AS TEXT) IS NULL
-       OR (CAST(sqlc.narg(status) AS TEXT) = 'Stalled' AND x.status = 'Running' AND x.last_error IS NOT NULL)
-       OR x.status = CAST(sqlc.narg(status) AS TEXT))
-  AND (CAST(sqlc.narg(orchestration) AS TEXT) IS NULL OR x.orchestration_name = CAST(sqlc.narg(orchestration) AS TEXT))
-  AND (CAST(sqlc.narg(id_prefix) AS TEXT) IS NULL
-       OR substr(x.instance_id, 1, length(CAST(sqlc.narg(id_prefix) AS TEXT))) = CAST(sqlc.narg(id_prefix) AS TEXT))
-  AND (CAST(sqlc.narg(instance) AS TEXT) IS NULL OR x.instance_id = CAST(sqlc.narg(instance) AS TEXT))
-  AND (CAST(sqlc.narg(created_after) AS INTEGER) IS NULL OR x.created_at >= CAST(sqlc.narg(created_after) AS INTEGER))
-  AND (CAST(sqlc.narg(created_before) AS INTEGER) IS NULL OR x.created_at < CAST(sqlc.narg(created_before) AS INTEGER))
-  AND (CAST(sqlc.narg(updated_after) AS INTEGER) IS NULL OR x.updated_at >= CAST(sqlc.narg(updated_after) AS INTEGER))
-  AND (CAST(sqlc.narg(updated_before) AS INTEGER) IS NULL OR x.updated_at < CAST(sqlc.narg(updated_before) AS INTEGER))
-  AND (CAST(sqlc.narg(after_created) AS INTEGER) IS NULL
-       OR x.created_at < CAST(sqlc.narg(after_created) AS INTEGER)
-       OR (x.created_at = CAST(sqlc.narg(after_created) AS INTEGER) AND x.instance_id < CAST(sqlc.narg(after_id) AS TEXT)))
 ORDER BY x.created_at DESC, x.instance_id DESC
 LIMIT @max_rows;

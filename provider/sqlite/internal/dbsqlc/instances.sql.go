@@ -293,44 +293,67 @@ func (q *Queries) InstanceInfo(ctx context.Context, db DBTX, instanceID string) 
 }
 
 const instancePage = `-- name: InstancePage :many
-WITH x AS (
+WITH inst AS (
     SELECT i.instance_id, i.orchestration_name, i.orchestration_version, i.current_execution_id,
            i.parent_instance_id, i.custom_status, i.custom_status_version, i.created_at, i.updated_at,
            CAST(COALESCE(e.status, 'Running') AS TEXT) AS status, CAST(COALESCE(e.output, '') AS TEXT) AS output, l.last_error
     FROM instances i
     LEFT JOIN executions e ON e.instance_id = i.instance_id AND e.execution_id = i.current_execution_id
     LEFT JOIN instance_locks l ON l.instance_id = i.instance_id
-    UNION ALL
-    SELECT q.instance_id, COALESCE(json_extract(q.work_item, '$.name'), ''), COALESCE(json_extract(q.work_item, '$.version'), ''),
-           1, json_extract(q.work_item, '$.parentInstance'), NULL, 0, q.created_at, q.created_at,
-           'Pending', '', NULL
+    WHERE (CAST(?2 AS TEXT) IS NULL
+           OR (CAST(?2 AS TEXT) = 'Stalled' AND COALESCE(e.status, 'Running') = 'Running' AND l.last_error IS NOT NULL)
+           OR COALESCE(e.status, 'Running') = CAST(?2 AS TEXT))
+      AND (CAST(?3 AS TEXT) IS NULL OR i.orchestration_name = CAST(?3 AS TEXT))
+      AND (CAST(?4 AS TEXT) IS NULL
+           OR substr(i.instance_id, 1, length(CAST(?4 AS TEXT))) = CAST(?4 AS TEXT))
+      AND (CAST(?5 AS TEXT) IS NULL OR i.instance_id = CAST(?5 AS TEXT))
+      AND (CAST(?6 AS INTEGER) IS NULL OR i.created_at >= CAST(?6 AS INTEGER))
+      AND (CAST(?7 AS INTEGER) IS NULL OR i.created_at < CAST(?7 AS INTEGER))
+      AND (CAST(?8 AS INTEGER) IS NULL OR i.updated_at >= CAST(?8 AS INTEGER))
+      AND (CAST(?9 AS INTEGER) IS NULL OR i.updated_at < CAST(?9 AS INTEGER))
+      AND (CAST(?10 AS INTEGER) IS NULL
+           OR i.created_at < CAST(?10 AS INTEGER)
+           OR (i.created_at = CAST(?10 AS INTEGER) AND i.instance_id < CAST(?11 AS TEXT)))
+    ORDER BY i.created_at DESC, i.instance_id DESC
+    LIMIT ?1
+), pend AS (
+    SELECT q.instance_id, CAST(COALESCE(json_extract(q.work_item, '$.name'), '') AS TEXT) AS orchestration_name,
+           CAST(COALESCE(json_extract(q.work_item, '$.version'), '') AS TEXT) AS orchestration_version,
+           1 AS current_execution_id, json_extract(q.work_item, '$.parentInstance') AS parent_instance_id,
+           NULL AS custom_status, 0 AS custom_status_version, q.created_at, q.created_at AS updated_at,
+           'Pending' AS status, '' AS output, NULL AS last_error
     FROM orchestrator_queue q
     WHERE json_extract(q.work_item, '$.kind') = 'StartOrchestration'
       AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+      AND (CAST(?2 AS TEXT) IS NULL OR CAST(?2 AS TEXT) = 'Pending')
+      AND (CAST(?3 AS TEXT) IS NULL OR json_extract(q.work_item, '$.name') = CAST(?3 AS TEXT))
+      AND (CAST(?4 AS TEXT) IS NULL
+           OR substr(q.instance_id, 1, length(CAST(?4 AS TEXT))) = CAST(?4 AS TEXT))
+      AND (CAST(?5 AS TEXT) IS NULL OR q.instance_id = CAST(?5 AS TEXT))
+      AND (CAST(?6 AS INTEGER) IS NULL OR q.created_at >= CAST(?6 AS INTEGER))
+      AND (CAST(?7 AS INTEGER) IS NULL OR q.created_at < CAST(?7 AS INTEGER))
+      AND (CAST(?8 AS INTEGER) IS NULL OR q.created_at >= CAST(?8 AS INTEGER))
+      AND (CAST(?9 AS INTEGER) IS NULL OR q.created_at < CAST(?9 AS INTEGER))
+      AND (CAST(?10 AS INTEGER) IS NULL
+           OR q.created_at < CAST(?10 AS INTEGER)
+           OR (q.created_at = CAST(?10 AS INTEGER) AND q.instance_id < CAST(?11 AS TEXT)))
+    ORDER BY q.created_at DESC, q.instance_id DESC
+    LIMIT ?1
+), x AS (
+    SELECT instance_id, orchestration_name, orchestration_version, current_execution_id, parent_instance_id, custom_status, custom_status_version, created_at, updated_at, status, output, last_error FROM inst
+    UNION ALL
+    SELECT instance_id, orchestration_name, orchestration_version, current_execution_id, parent_instance_id, custom_status, custom_status_version, created_at, updated_at, status, output, last_error FROM pend
 )
 SELECT x.instance_id, x.orchestration_name, x.orchestration_version, x.current_execution_id,
        x.parent_instance_id, x.custom_status, x.custom_status_version, x.created_at, x.updated_at,
        x.status, x.output, x.last_error
 FROM x
-WHERE (CAST(?1 AS TEXT) IS NULL
-       OR (CAST(?1 AS TEXT) = 'Stalled' AND x.status = 'Running' AND x.last_error IS NOT NULL)
-       OR x.status = CAST(?1 AS TEXT))
-  AND (CAST(?2 AS TEXT) IS NULL OR x.orchestration_name = CAST(?2 AS TEXT))
-  AND (CAST(?3 AS TEXT) IS NULL
-       OR substr(x.instance_id, 1, length(CAST(?3 AS TEXT))) = CAST(?3 AS TEXT))
-  AND (CAST(?4 AS TEXT) IS NULL OR x.instance_id = CAST(?4 AS TEXT))
-  AND (CAST(?5 AS INTEGER) IS NULL OR x.created_at >= CAST(?5 AS INTEGER))
-  AND (CAST(?6 AS INTEGER) IS NULL OR x.created_at < CAST(?6 AS INTEGER))
-  AND (CAST(?7 AS INTEGER) IS NULL OR x.updated_at >= CAST(?7 AS INTEGER))
-  AND (CAST(?8 AS INTEGER) IS NULL OR x.updated_at < CAST(?8 AS INTEGER))
-  AND (CAST(?9 AS INTEGER) IS NULL
-       OR x.created_at < CAST(?9 AS INTEGER)
-       OR (x.created_at = CAST(?9 AS INTEGER) AND x.instance_id < CAST(?10 AS TEXT)))
 ORDER BY x.created_at DESC, x.instance_id DESC
-LIMIT ?11
+LIMIT ?1
 `
 
 type InstancePageParams struct {
+	MaxRows       int64
 	Status        sql.NullString
 	Orchestration sql.NullString
 	IDPrefix      sql.NullString
@@ -341,7 +364,6 @@ type InstancePageParams struct {
 	UpdatedBefore sql.NullInt64
 	AfterCreated  sql.NullInt64
 	AfterID       sql.NullString
-	MaxRows       int64
 }
 
 type InstancePageRow struct {
@@ -362,8 +384,11 @@ type InstancePageRow struct {
 // One page of instances and queued starts, newest first (creation, then ID),
 // after the cursor; every filter is optional (NULL). A queued start has no
 // instance row yet: it is listed as Pending with what its message says.
+// Each side is filtered, ordered and cut to the page on its own, so the
+// instances' side walks instances_newest_first and stops at the page.
 func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePageParams) ([]InstancePageRow, error) {
 	rows, err := db.QueryContext(ctx, instancePage,
+		arg.MaxRows,
 		arg.Status,
 		arg.Orchestration,
 		arg.IDPrefix,
@@ -374,7 +399,6 @@ func (q *Queries) InstancePage(ctx context.Context, db DBTX, arg InstancePagePar
 		arg.UpdatedBefore,
 		arg.AfterCreated,
 		arg.AfterID,
-		arg.MaxRows,
 	)
 	if err != nil {
 		return nil, err
