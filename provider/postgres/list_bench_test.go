@@ -11,7 +11,7 @@ import (
 // newest first) and a page filtered by status, over 100,000 instances
 // (go test -bench ListFirstPage -run XXX ./provider/postgres/ with
 // DUROXIDE_TEST_POSTGRES_URL set). One in 50 instances runs; the rest are
-// completed.
+// completed; none is terminated (no-match reads them all).
 func BenchmarkListFirstPage(b *testing.B) {
 	p := pgtest.Open(b)
 	const fill = `
@@ -27,17 +27,19 @@ func BenchmarkListFirstPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
-		name string
-		req  provider.ListRequest
+		name  string
+		req   provider.ListRequest
+		empty bool
 	}{
-		{"all", provider.ListRequest{}},
-		{"running", provider.ListRequest{Status: provider.StatusRunning}},
-		{"prefix", provider.ListRequest{IDPrefix: "bench-9999"}},
+		{name: "all", req: provider.ListRequest{}},
+		{name: "running", req: provider.ListRequest{Status: provider.StatusRunning}},
+		{name: "prefix", req: provider.ListRequest{IDPrefix: "bench-9999"}},
+		{name: "no-match", req: provider.ListRequest{Status: provider.StatusTerminated}, empty: true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				page, err := p.ListInstances(b.Context(), bc.req)
-				if err != nil || len(page.Instances) == 0 {
+				if err != nil || (len(page.Instances) == 0) != bc.empty {
 					b.Fatalf("%d instances, %v", len(page.Instances), err)
 				}
 			}

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkListFirstPage is the first page of `duroxide list` over 100,000
-// instances (1 in 50 running): unfiltered, by status and by ID prefix.
+// instances (1 in 50 running, none terminated): unfiltered, by status, by ID prefix, and by a status none has (the whole table read).
 func BenchmarkListFirstPage(b *testing.B) {
 	p, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "list.db"), sqlite.Options{})
 	if err != nil {
@@ -28,17 +28,19 @@ func BenchmarkListFirstPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
-		name string
-		req  provider.ListRequest
+		name  string
+		req   provider.ListRequest
+		empty bool
 	}{
-		{"all", provider.ListRequest{}},
-		{"running", provider.ListRequest{Status: provider.StatusRunning}},
-		{"prefix", provider.ListRequest{IDPrefix: "bench-9999"}},
+		{name: "all", req: provider.ListRequest{}},
+		{name: "running", req: provider.ListRequest{Status: provider.StatusRunning}},
+		{name: "prefix", req: provider.ListRequest{IDPrefix: "bench-9999"}},
+		{name: "no-match", req: provider.ListRequest{Status: provider.StatusTerminated}, empty: true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				page, err := p.ListInstances(b.Context(), bc.req)
-				if err != nil || len(page.Instances) == 0 {
+				if err != nil || (len(page.Instances) == 0) != bc.empty {
 					b.Fatalf("%d instances, %v", len(page.Instances), err)
 				}
 			}
