@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/runtime"
 )
@@ -41,6 +43,7 @@ func TestTerminateNowWithoutWorkers(t *testing.T) {
 
 		for _, id := range []string{"parent", "queued"} {
 			if err := c.TerminateNow(t.Context(), id, "pool deleted"); err != nil {
+				logLocks(t, store) // seen once in CI: "a worker holds the instance" with no worker
 				t.Fatalf("terminate %s now: %v", id, err)
 			}
 		}
@@ -68,4 +71,33 @@ func waitRunning(t *testing.T, c *runtime.Client, id string) {
 		}
 	}
 	t.Fatalf("%s never ran", id)
+}
+
+// logLocks logs what a PostgreSQL store holds: instance locks, queued
+// messages and the database's other sessions, to tell who held an
+// instance that no worker should hold.
+func logLocks(t *testing.T, store testStore) {
+	pg, ok := store.(interface{ Pool() *pgxpool.Pool })
+	if !ok {
+		return
+	}
+	for _, q := range []string{
+		`SELECT instance_id || ' ' || lock_token || ' until ' || locked_until::text || ' at ' || locked_at::text || ' now ' || now()::text FROM instance_locks`,
+		`SELECT id::text || ' ' || instance_id || ' ' || left(work_item, 80) || ' visible ' || visible_at::text || ' ' || coalesce(lock_token, '') FROM orchestrator_queue`,
+		`SELECT pid::text || ' ' || coalesce(state, '') || ' ' || coalesce(xact_start::text, '') || ' ' || left(query, 120) FROM pg_stat_activity
+		 WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+	} {
+		rows, err := pg.Pool().Query(context.Background(), q)
+		if err != nil {
+			t.Logf("%s: %v", q, err)
+			continue
+		}
+		for rows.Next() {
+			var line string
+			if rows.Scan(&line) == nil {
+				t.Log(line)
+			}
+		}
+		rows.Close()
+	}
 }
