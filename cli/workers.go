@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/duroxide/duroxide-go/internal/inspect"
 	"github.com/duroxide/duroxide-go/provider"
 )
 
@@ -34,7 +34,7 @@ func (c *cli) workersCommand() *cobra.Command {
 				fmt.Fprintln(tw, "WORKER\tLAST SEEN\tORCHESTRATIONS\tACTIVITIES")
 				for _, wi := range list {
 					fmt.Fprintf(tw, "%s\t%s ago\t%s\t%d\n", wi.ID, time.Since(wi.LastSeen).Round(time.Second),
-						orchestrationList(wi.Orchestrations), len(wi.Activities))
+						strings.Join(inspect.Registered(wi.Orchestrations), ","), len(wi.Activities))
 				}
 				_ = tw.Flush()
 			})
@@ -42,16 +42,4 @@ func (c *cli) workersCommand() *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&within, "within", time.Minute, "only workers seen this recently")
 	return cmd
-}
-
-// orchestrationList renders name@version,... sorted by name.
-func orchestrationList(orchestrations map[string][]string) string {
-	var out []string
-	for name, versions := range orchestrations {
-		for _, v := range versions {
-			out = append(out, name+"@"+v)
-		}
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
 }

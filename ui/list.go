@@ -59,12 +59,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := listData{Title: "Instances", Filter: f, Statuses: statuses, Done: q.Get("done")}
 	for _, i := range page.Instances {
-		row := listRow{Instance: i.Instance, Orchestration: i.OrchestrationName, Status: inspect.ShownStatus(i),
-			Execution: i.CurrentExecutionID, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
-		if i.LastError != nil && row.Status == string(provider.StatusStalled) {
-			row.Problem = i.LastError.Message
-		}
-		data.Rows = append(data.Rows, row)
+		data.Rows = append(data.Rows, rowOf(i))
 	}
 	if page.Next != "" {
 		next := r.URL.Query()
@@ -73,6 +68,16 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 		data.Next = s.opts.Prefix + "/instances?" + next.Encode()
 	}
 	s.render(w, http.StatusOK, "list", data)
+}
+
+// rowOf is an instance as a list shows it; a stalled one says why.
+func rowOf(i provider.InstanceInfo) listRow {
+	row := listRow{Instance: i.Instance, Orchestration: i.OrchestrationName, Status: inspect.ShownStatus(i),
+		Execution: i.CurrentExecutionID, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+	if i.LastError != nil && row.Status == string(provider.StatusStalled) {
+		row.Problem = i.LastError.Message
+	}
+	return row
 }
 
 // listRequest turns the form into a store request; bad values are a 400

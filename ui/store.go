@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/duroxide/duroxide-go/internal/inspect"
@@ -61,7 +60,7 @@ func (s *server) storePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, wi := range workers {
-		d.Workers = append(d.Workers, workerRow{ID: wi.ID, LastSeen: wi.LastSeen, Orchestrations: registered(wi.Orchestrations), Activities: wi.Activities})
+		d.Workers = append(d.Workers, workerRow{ID: wi.ID, LastSeen: wi.LastSeen, Orchestrations: inspect.Registered(wi.Orchestrations), Activities: wi.Activities})
 	}
 	s.render(w, http.StatusOK, "store", d)
 }
@@ -75,24 +74,7 @@ func (s *server) firstOf(ctx context.Context, status provider.ExecutionStatus) (
 	}
 	rows := make([]listRow, 0, len(page.Instances))
 	for _, i := range page.Instances {
-		row := listRow{Instance: i.Instance, Orchestration: i.OrchestrationName, Status: inspect.ShownStatus(i),
-			Execution: i.CurrentExecutionID, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
-		if i.LastError != nil {
-			row.Problem = i.LastError.Message
-		}
-		rows = append(rows, row)
+		rows = append(rows, rowOf(i))
 	}
 	return rows, page.Next != "", nil
-}
-
-// registered lists name@version of each orchestration a worker registers.
-func registered(orchestrations map[string][]string) []string {
-	var out []string
-	for name, versions := range orchestrations {
-		for _, v := range versions {
-			out = append(out, name+"@"+v)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,4 +97,17 @@ func Detail(e provider.Event, limit int) string {
 		d = string(r[:limit-1]) + "…"
 	}
 	return d
+}
+
+// Registered lists name@version of each orchestration a worker registers,
+// sorted.
+func Registered(orchestrations map[string][]string) []string {
+	var out []string
+	for name, versions := range orchestrations {
+		for _, v := range versions {
+			out = append(out, name+"@"+v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,15 +3,13 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 )
 
-// BenchmarkListFirstPage: ListInstances' first page (the default 100,
-// newest first) and a page filtered by status, over 100,000 instances
-// (go test -bench ListFirstPage -run XXX ./provider/postgres/ with
-// DUROXIDE_TEST_POSTGRES_URL set). One in 50 instances runs; the rest are
-// completed; none is terminated (no-match reads them all).
+// BenchmarkListFirstPage is providertest.BenchmarkListFirstPage on
+// PostgreSQL (go test -bench ListFirstPage -run XXX ./provider/postgres/
+// with DUROXIDE_TEST_POSTGRES_URL set).
 func BenchmarkListFirstPage(b *testing.B) {
 	p := pgtest.Open(b)
 	const fill = `
@@ -26,23 +24,5 @@ func BenchmarkListFirstPage(b *testing.B) {
 	if _, err := p.Pool().Exec(b.Context(), `ANALYZE instances; ANALYZE executions`); err != nil {
 		b.Fatal(err)
 	}
-	for _, bc := range []struct {
-		name  string
-		req   provider.ListRequest
-		empty bool
-	}{
-		{name: "all", req: provider.ListRequest{}},
-		{name: "running", req: provider.ListRequest{Status: provider.StatusRunning}},
-		{name: "prefix", req: provider.ListRequest{IDPrefix: "bench-9999"}},
-		{name: "no-match", req: provider.ListRequest{Status: provider.StatusTerminated}, empty: true},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				page, err := p.ListInstances(b.Context(), bc.req)
-				if err != nil || (len(page.Instances) == 0) != bc.empty {
-					b.Fatalf("%d instances, %v", len(page.Instances), err)
-				}
-			}
-		})
-	}
+	providertest.BenchmarkListFirstPage(b, p)
 }

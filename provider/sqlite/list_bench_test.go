@@ -4,12 +4,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/providertest"
 	"github.com/duroxide/duroxide-go/provider/sqlite"
 )
 
-// BenchmarkListFirstPage is the first page of `duroxide list` over 100,000
-// instances (1 in 50 running, none terminated): unfiltered, by status, by ID prefix, and by a status none has (the whole table read).
+// BenchmarkListFirstPage is providertest.BenchmarkListFirstPage on SQLite:
+// the first page of `duroxide list` over 100,000 instances.
 func BenchmarkListFirstPage(b *testing.B) {
 	p, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "list.db"), sqlite.Options{})
 	if err != nil {
@@ -27,23 +27,5 @@ func BenchmarkListFirstPage(b *testing.B) {
 	if _, err := p.DB().ExecContext(b.Context(), fill); err != nil {
 		b.Fatal(err)
 	}
-	for _, bc := range []struct {
-		name  string
-		req   provider.ListRequest
-		empty bool
-	}{
-		{name: "all", req: provider.ListRequest{}},
-		{name: "running", req: provider.ListRequest{Status: provider.StatusRunning}},
-		{name: "prefix", req: provider.ListRequest{IDPrefix: "bench-9999"}},
-		{name: "no-match", req: provider.ListRequest{Status: provider.StatusTerminated}, empty: true},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				page, err := p.ListInstances(b.Context(), bc.req)
-				if err != nil || (len(page.Instances) == 0) != bc.empty {
-					b.Fatalf("%d instances, %v", len(page.Instances), err)
-				}
-			}
-		})
-	}
+	providertest.BenchmarkListFirstPage(b, p)
 }

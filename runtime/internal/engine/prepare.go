@@ -29,6 +29,7 @@ func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput,
 	// value on the first run and on every replay.
 	in = TurnInput{instance: item.Instance, customStatus: item.CustomStatus, now: time.UnixMilli(now.UnixMilli())}
 	var own *provider.WorkItem
+	rewind := rewindOf(item)
 	switch {
 	case !item.Exists:
 		own = FirstOfKind(item.Messages, provider.WorkStartOrchestration)
@@ -45,11 +46,11 @@ func PrepareTurn(item *provider.OrchestrationItem, now time.Time) (in TurnInput,
 			return in, HandBack
 		}
 		in.executionID = item.ExecutionID + 1
-	case rewindOf(item) != nil:
+	case rewind != nil:
 		// A failed instance rewound (Client.Rewind): the store opened the
 		// new execution; it starts from the failed one's events its
 		// message carries.
-		own = rewindOf(item)
+		own = rewind
 		in.executionID, in.rewoundFrom = own.ExecutionID, own.ExecutionID-1
 		in.history = rewoundHistory(own.History, own.ExecutionID)
 		for _, m := range own.Carry {
