@@ -73,6 +73,11 @@ type Event struct {
 	// consume, carried over a continue-as-new: it follows OrchestrationStarted
 	// and was delivered before the code started.
 	Carried bool `json:"carried,omitempty"`
+	// Headers travel with the work an event sends: on OrchestrationStarted
+	// those of the start, on ActivityScheduled, SubOrchestrationScheduled and
+	// OrchestrationChained those the runtime's interceptors set (trace
+	// context, for example). Replay reads them back; they are no decision.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.

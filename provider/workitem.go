@@ -72,6 +72,12 @@ type WorkItem struct {
 	// Owner, on a StartOrchestration or ContinueAsNew, names who started the
 	// instance (for example the Kubernetes object); OrchestrationStarted records it.
 	Owner string `json:"owner,omitempty"`
+	// Headers, on a StartOrchestration, ContinueAsNew or ActivityExecute, are
+	// the headers its event records (Event.Headers).
+	Headers map[string]string `json:"headers,omitempty"`
+	// Time is, on an ActivityExecute, when its turn scheduled it (Unix
+	// milliseconds): schedule-to-start latency is measured from it.
+	Time int64 `json:"time,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.

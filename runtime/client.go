@@ -16,12 +16,34 @@ import (
 type Client struct {
 	p provider.Provider
 	// eager, when set, runs first turns in this runtime (Runtime.Client).
-	eager *dispatch.Dispatcher
+	eager        *dispatch.Dispatcher
+	interceptors []Interceptor
+}
+
+// ClientOption configures NewClient.
+type ClientOption func(*Client)
+
+// ClientInterceptors wraps the client's Start, RaiseEvent, Cancel and
+// Terminate in interceptors (InterceptClient), the first outermost.
+func ClientInterceptors(is ...Interceptor) ClientOption {
+	return func(c *Client) { c.interceptors = append(c.interceptors, is...) }
 }
 
 // NewClient returns a client for p.
-func NewClient(p provider.Provider) *Client {
-	return &Client{p: p}
+func NewClient(p provider.Provider, opts ...ClientOption) *Client {
+	c := &Client{p: p}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// intercepted runs a client call through the client's interceptors.
+func (c *Client) intercepted(ctx context.Context, call *ClientCall, fn func(context.Context) error) error {
+	if len(c.interceptors) == 0 {
+		return fn(ctx)
+	}
+	return dispatch.InterceptClient(c.interceptors, ctx, call, fn)
 }
 
 // StartOption configures Start. Options are opaque: they set what Start
@@ -33,6 +55,7 @@ type startOptions struct {
 	owner   string
 	reuse   IDReusePolicy
 	events  []startEvent
+	headers map[string]string
 }
 
 type startEvent struct {
@@ -73,6 +96,18 @@ func StartVersion(v string) StartOption { return func(o *startOptions) { o.versi
 // timeout gives it an owner unique to that start.
 func StartOwner(owner string) StartOption { return func(o *startOptions) { o.owner = owner } }
 
+// StartHeader records a header with the start (Interceptor): the
+// instance's turns see it in TurnInfo.Headers, and the work they schedule
+// carries it on unless an interceptor changes it.
+func StartHeader(key, value string) StartOption {
+	return func(o *startOptions) {
+		if o.headers == nil {
+			o.headers = map[string]string{}
+		}
+		o.headers[key] = value
+	}
+}
+
 // StartIDReuse sets what Start does when the instance ID is taken (default
 // IDReuseFail). Replacing never applies to a sub-orchestration (its parent
 // waits for it): that start is refused.
@@ -109,16 +144,27 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
-	item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
-		Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner}
 	events, err := startEvents(instanceID, o.events)
 	if err != nil {
 		return fmt.Errorf("start %q: %w", instanceID, err)
 	}
-	if err := c.queueStart(ctx, item, events, o.reuse.OrDefault()); err != nil {
-		return startError(instanceID, err)
+	call := &ClientCall{Op: ClientStart, Instance: instanceID, Name: orchestration, Headers: o.headers}
+	return c.intercepted(ctx, call, func(ctx context.Context) error {
+		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
+			Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner, Headers: nonEmpty(call.Headers)}
+		if err := c.queueStart(ctx, item, events, o.reuse.OrDefault()); err != nil {
+			return startError(instanceID, err)
+		}
+		return nil
+	})
+}
+
+// nonEmpty is m, or nil when it has no entry (nothing to record).
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
 	}
-	return nil
+	return m
 }
 
 // startEvents encodes a start's events as the messages queued after it.
@@ -183,10 +229,12 @@ func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data a
 		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 	}
 	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload, Key: o.key}
-	if err := c.p.SendToInstance(ctx, item); err != nil {
-		return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
-	}
-	return nil
+	return c.intercepted(ctx, &ClientCall{Op: ClientRaise, Instance: instanceID, Name: name}, func(ctx context.Context) error {
+		if err := c.p.SendToInstance(ctx, item); err != nil {
+			return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
+		}
+		return nil
+	})
 }
 
 // Terminate ends a running instance with reason. Its in-flight activities are
@@ -195,10 +243,12 @@ func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data a
 // for one that has already ended.
 func (c *Client) Terminate(ctx context.Context, instanceID, reason string) error {
 	item := provider.WorkItem{Kind: provider.WorkCancelInstance, Instance: instanceID, Reason: reason}
-	if err := c.p.SendToInstance(ctx, item); err != nil {
-		return fmt.Errorf("terminate %q: %w", instanceID, err)
-	}
-	return nil
+	return c.intercepted(ctx, &ClientCall{Op: ClientTerminate, Instance: instanceID}, func(ctx context.Context) error {
+		if err := c.p.SendToInstance(ctx, item); err != nil {
+			return fmt.Errorf("terminate %q: %w", instanceID, err)
+		}
+		return nil
+	})
 }
 
 // ErrTurnInProgress: a worker holds the instance for a turn; it will apply
@@ -278,10 +328,12 @@ func (c *Client) runTerminateTurn(ctx context.Context, instanceID string) error 
 // an unknown or finished instance.
 func (c *Client) Cancel(ctx context.Context, instanceID, reason string) error {
 	item := provider.WorkItem{Kind: provider.WorkCancelRequested, Instance: instanceID, Reason: reason}
-	if err := c.p.SendToInstance(ctx, item); err != nil {
-		return fmt.Errorf("cancel %q: %w", instanceID, err)
-	}
-	return nil
+	return c.intercepted(ctx, &ClientCall{Op: ClientCancel, Instance: instanceID}, func(ctx context.Context) error {
+		if err := c.p.SendToInstance(ctx, item); err != nil {
+			return fmt.Errorf("cancel %q: %w", instanceID, err)
+		}
+		return nil
+	})
 }
 
 // Status returns an instance's state: StatusPending while its start is queued

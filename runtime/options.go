@@ -4,6 +4,9 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/duroxide/duroxide-go/runtime/internal/dispatch"
 	"github.com/duroxide/duroxide-go/runtime/internal/engine"
 )
@@ -72,6 +75,14 @@ type Options struct {
 	// orchestrations and activities it runs, when the store keeps announcements
 	// (provider.Workers; default 15s).
 	HeartbeatInterval time.Duration
+	// Interceptors wrap the runtime's turns, activity attempts and the
+	// work each turn schedules, in order: the first is outermost
+	// (Interceptor). Runtime.Client's calls go through them too.
+	Interceptors []Interceptor
+	// MeterProvider receives the runtime's metrics (default: the global
+	// one, otel.GetMeterProvider, which records nothing until the program
+	// installs a provider). docs/observability.md lists the instruments.
+	MeterProvider metric.MeterProvider
 }
 
 // NondeterminismPolicy is what a dispatcher does with a nondeterministic
@@ -128,6 +139,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
 	}
 	return o
 }

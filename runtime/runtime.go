@@ -10,13 +10,14 @@ import (
 // Runtime hosts the orchestration and activity dispatchers of one process.
 // Any number of runtimes, in any number of processes, may share a store.
 type Runtime struct {
-	p provider.Provider
-	d *dispatch.Dispatcher
+	p            provider.Provider
+	d            *dispatch.Dispatcher
+	interceptors []Interceptor
 }
 
 // New returns a runtime for the registry's code on provider p.
 func New(p provider.Provider, reg *Registry, opts Options) *Runtime {
-	return &Runtime{p: p, d: dispatch.New(p, reg, dispatch.Options(opts.withDefaults()))}
+	return &Runtime{p: p, d: dispatch.New(p, reg, dispatch.Options(opts.withDefaults())), interceptors: opts.Interceptors}
 }
 
 // Start launches the dispatchers. They run until Shutdown or until ctx ends.
@@ -45,9 +46,9 @@ func (r *Runtime) Shutdown(ctx context.Context) error { return r.d.Shutdown(ctx)
 // as a NewClient's Start does (refused, a retry, or replaced under the
 // ID-reuse policy). Starts with StartWithEvent, and starts that find no
 // slot, are queued as a NewClient's are. The client works after Shutdown
-// too, queuing plainly.
+// too, queuing plainly. Its calls go through the runtime's interceptors.
 func (r *Runtime) Client() *Client {
-	c := NewClient(r.p)
+	c := NewClient(r.p, ClientInterceptors(r.interceptors...))
 	c.eager = r.d
 	return c
 }

@@ -73,6 +73,7 @@ func (r *Dispatcher) runActivity(lease *provider.WorkItemLease, slot *activitySl
 		r.ackActivity(ctx, slot, lease, nil)
 		return
 	case lease.AttemptCount > r.opts.MaxAttempts:
+		r.metrics.poisoned(ctx, "activity")
 		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(item, &provider.ErrorDetails{Class: provider.ErrorInfrastructure,
 			Message: fmt.Sprintf("poison message: activity delivered %d times without completing", lease.AttemptCount)}))
 		return
@@ -82,9 +83,13 @@ func (r *Dispatcher) runActivity(lease *provider.WorkItemLease, slot *activitySl
 		r.retryOrFailActivity(ctx, slot, lease, engine.DetailsOf(err))
 		return
 	}
+	began := time.Now()
+	r.metrics.activityStarted(ctx, item, began)
 	res := r.execute(lease, fn)
+	r.metrics.activityDone(ctx, item.Name, res.outcomeName(), time.Since(began))
 	switch res.outcome {
 	case activityLost:
+		r.metrics.lockLost(ctx, "activity")
 		log.Warn("activity result discarded: its lease was lost or it was cancelled")
 	case activityCancelled:
 		log.Info("activity cancelled: its orchestration ended")
@@ -129,7 +134,7 @@ func (r *Dispatcher) execute(lease *provider.WorkItemLease, fn engine.ActivityFu
 	defer cancel()
 	done := make(chan activityResult, 1)
 	go func() {
-		out, err := engine.CallActivity(actx, fn, item)
+		out, err := r.callActivity(actx, fn, item, lease.AttemptCount, false)
 		done <- activityResult{out: out, err: err}
 	}()
 	renew := time.NewTicker(r.opts.ActivityRenewInterval)
@@ -176,6 +181,7 @@ func (r *Dispatcher) ackActivity(ctx context.Context, slot *activitySlot, lease 
 			}
 			return
 		case errors.Is(err, provider.ErrLockNotHeld):
+			r.metrics.lockLost(ctx, "activity")
 			log.Warn("activity result discarded: lease lost or activity cancelled", "error", err)
 			return
 		case attempt == 1:
@@ -206,10 +212,12 @@ func (r *Dispatcher) ackActivity(ctx context.Context, slot *activitySlot, lease 
 // or fails it to its orchestration at the poison limit.
 func (r *Dispatcher) retryOrFailActivity(ctx context.Context, slot *activitySlot, lease *provider.WorkItemLease, d *provider.ErrorDetails) {
 	if lease.AttemptCount >= r.opts.MaxAttempts {
+		r.metrics.poisoned(ctx, "activity")
 		r.opts.Logger.Error("failing activity", "instance", lease.Item.Instance, "activity", lease.Item.Name, "class", d.Class, "error", d.Message)
 		r.ackActivity(ctx, slot, lease, engine.ActivityFailed(lease.Item, d))
 		return
 	}
+	r.metrics.stalled(ctx, "activity", d.Class)
 	r.opts.Logger.Warn("activity cannot run; retrying with backoff", "instance", lease.Item.Instance,
 		"activity", lease.Item.Name, "attempt", lease.AttemptCount, "class", d.Class, "error", d.Message)
 	if err := r.p.AbandonWorkItem(ctx, provider.AbandonRequest{LockToken: lease.LockToken, Delay: r.opts.backoff(lease.AttemptCount)}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {

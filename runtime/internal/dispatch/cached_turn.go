@@ -81,27 +81,36 @@ func (r *Dispatcher) runCached(ctx context.Context, item *provider.Orchestration
 			return provider.WorkItem{}, errCachedTurnDeclined
 		},
 	}
-	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
-	if err != nil {
-		return false, nil
-	}
-	req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnCached, Cached: item, Ack: ack}}
-	if lease != nil {
-		req.Activity = &provider.ActivityResult{LockToken: lease.LockToken, Result: &item.Messages[len(item.Messages)-1]}
-	}
-	err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
-		req.Turn.Lease, req.Turn.LeaseFor = leased, r.opts.ActivityLockTimeout
-		c, err := r.p.Commit(ctx, req)
-		if err == nil {
-			r.quiet.note(item.Instance, ack, quiet)
+	err = r.intercepted(ctx, item, &in, func(ctx context.Context) (provider.ExecutionStatus, error) {
+		ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
+		if err != nil {
+			return "", declined(err)
 		}
-		return c.Leases, err
-	})
-	switch {
-	case errors.Is(err, provider.ErrStale):
-		return false, nil
-	case err == nil:
+		req := provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnCached, Cached: item, Ack: ack}}
+		if lease != nil {
+			req.Activity = &provider.ActivityResult{LockToken: lease.LockToken, Result: &item.Messages[len(item.Messages)-1]}
+		}
+		err = r.commitLeasingFrom(own, ack, func(leased []int) ([]*provider.WorkItemLease, error) {
+			req.Turn.Lease, req.Turn.LeaseFor = leased, r.opts.ActivityLockTimeout
+			c, err := r.p.Commit(ctx, req)
+			if err == nil {
+				r.quiet.note(item.Instance, ack, quiet)
+			}
+			return c.Leases, err
+		})
+		switch {
+		case errors.Is(err, provider.ErrStale):
+			return "", declined(err)
+		case err != nil:
+			done = true
+			return "", err
+		}
+		done = true
 		r.ndStreak(item.Instance, false)
+		return ack.Metadata.Status, nil
+	})
+	if !done {
+		return false, nil
 	}
 	return true, err
 }

@@ -46,6 +46,8 @@ type Dispatcher struct {
 	quiet quietSets
 
 	outage outage
+
+	metrics *metrics
 }
 
 // reconnected is closed when the store reports it is reachable again; nil
@@ -60,7 +62,7 @@ func (r *Dispatcher) reconnected() <-chan struct{} {
 // New returns a dispatcher for the registry's code on provider p. opts must
 // have its defaults applied (runtime.Options.withDefaults).
 func New(p provider.Provider, reg *engine.Registry, opts Options) *Dispatcher {
-	return &Dispatcher{p: p, reg: reg, opts: opts}
+	return &Dispatcher{p: p, reg: reg, opts: opts, metrics: newMetrics(opts.MeterProvider)}
 }
 
 // Start launches the dispatch loops. They run until Shutdown or until ctx ends.

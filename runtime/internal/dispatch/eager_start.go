@@ -88,32 +88,49 @@ func (r *Dispatcher) startDirectly(ctx context.Context, start provider.WorkItem)
 			},
 		}
 	}
-	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
-	if err != nil {
-		if !errors.Is(err, errLocalAtStart) {
-			r.opts.Logger.Debug("first turn not computed at start; a dispatcher will run it", "instance", start.Instance, "error", err)
+	res := directNotHere
+	err := r.intercepted(ctx, item, &in, func(ctx context.Context) (provider.ExecutionStatus, error) {
+		ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
+		if err != nil {
+			if !errors.Is(err, errLocalAtStart) {
+				r.opts.Logger.Debug("first turn not computed at start; a dispatcher will run it", "instance", start.Instance, "error", err)
+			}
+			return "", declined(err)
 		}
-		return directNotHere, nil
-	}
-	created := false
-	err = r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
-		c, err := r.p.Commit(ctx, provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnNew, Instance: start.Instance,
-			Ack: ack, Lease: lease, LeaseFor: r.opts.ActivityLockTimeout}})
-		created = c.Created
-		if err == nil && created {
-			r.quiet.note(start.Instance, ack, quiet)
+		created := false
+		err = r.commitLeasing(ack, func(lease []int) ([]*provider.WorkItemLease, error) {
+			c, err := r.p.Commit(ctx, provider.CommitRequest{Turn: &provider.TurnCommit{Hold: provider.TurnNew, Instance: start.Instance,
+				Ack: ack, Lease: lease, LeaseFor: r.opts.ActivityLockTimeout}})
+			created = c.Created
+			if err == nil && created {
+				r.quiet.note(start.Instance, ack, quiet)
+			}
+			return c.Leases, err
+		})
+		switch {
+		case errors.Is(err, provider.ErrUnsupported):
+			r.noDirectStart.Store(true)
+			res = directUnsupported
+			return "", declined(err)
+		case err != nil:
+			res = directCommitted
+			return "", err
+		case created:
+			res = directCommitted
+			return ack.Metadata.Status, nil
 		}
-		return c.Leases, err
+		res = directRefused
+		return "", declined(errDirectRefused)
 	})
-	switch {
-	case errors.Is(err, provider.ErrUnsupported):
-		r.noDirectStart.Store(true)
-		return directUnsupported, nil
-	case err != nil || created:
-		return directCommitted, err
+	if res != directCommitted {
+		err = nil
 	}
-	return directRefused, nil
+	return res, err
 }
+
+// errDirectRefused: the store did not create the instance for a direct
+// start (its ID is held, locked, or has messages queued).
+var errDirectRefused = errors.New("the instance ID is held")
 
 // holdLoop counts one more running loop for Shutdown to wait for, unless the
 // runtime is not running: Shutdown stops fetching under the same mutex, so a

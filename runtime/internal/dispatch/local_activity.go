@@ -42,7 +42,13 @@ func (r *Dispatcher) runLocal(w provider.WorkItem, attempt int, timeout time.Dur
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	out, err := engine.CallActivity(ctx, fn, w)
+	began := time.Now()
+	out, err := r.callActivity(ctx, fn, w, attempt, true)
+	outcome := "completed"
+	if err != nil {
+		outcome = "failed"
+	}
+	r.metrics.activityDone(ctx, w.Name, outcome, time.Since(began))
 	switch {
 	case r.hardCtx.Err() != nil:
 		return provider.WorkItem{}, engine.ErrTurnInterrupted

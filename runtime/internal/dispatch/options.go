@@ -3,6 +3,8 @@ package dispatch
 import (
 	"log/slog"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Options are runtime.Options with the defaults applied; runtime.Options
@@ -27,6 +29,8 @@ type Options struct {
 	Logger                   *slog.Logger
 	WorkerID                 string
 	HeartbeatInterval        time.Duration
+	Interceptors             []Interceptor
+	MeterProvider            metric.MeterProvider
 }
 
 // NondeterminismPolicy is what a dispatcher does with a nondeterministic turn.

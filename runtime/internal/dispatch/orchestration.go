@@ -95,9 +95,8 @@ func (r *Dispatcher) runTurnOf(ctx context.Context, item *provider.Orchestration
 	r.quiet.forget(item.Instance)
 	stop := r.renewOrchestrationLock(ctx, item)
 	defer stop()
-	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
 	if item.DecodeError != nil {
-		r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: item.DecodeError.Error()})
+		_, _ = r.retryOrFail(ctx, item, nil, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: item.DecodeError.Error()})
 		return nil
 	}
 	in, v := engine.PrepareTurn(item, time.Now())
@@ -107,40 +106,65 @@ func (r *Dispatcher) runTurnOf(ctx context.Context, item *provider.Orchestration
 	}
 	switch v {
 	case engine.DropIt:
-		r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.Replies})
+		_, _ = r.commit(ctx, item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, OrchestratorItems: in.Replies})
 		return nil
 	case engine.HandBack:
 		r.handBackIncomplete(ctx, item)
 		return nil
 	}
+	_ = r.intercepted(ctx, item, &in, func(ctx context.Context) (status provider.ExecutionStatus, err error) {
+		next, status, err = r.decideTurn(ctx, item, &in)
+		return status, err
+	})
+	return next
+}
+
+// decideTurn runs a prepared turn and commits it, fails the execution, or
+// hands the item back. It returns the status committed, or why nothing was.
+func (r *Dispatcher) decideTurn(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput) (*provider.OrchestrationItem, provider.ExecutionStatus, error) {
+	log := r.opts.Logger.With("instance", item.Instance, "attempt", item.AttemptCount)
 	if item.AttemptCount > r.opts.MaxAttempts {
-		r.failExecution(ctx, item, &in, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Kind: provider.FailurePoison,
+		r.metrics.poisoned(ctx, "orchestration")
+		status, err := r.failExecution(ctx, item, in, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Kind: provider.FailurePoison,
 			Attempts: item.AttemptCount, MaxAttempts: r.opts.MaxAttempts, ItemKind: "orchestration",
 			Message: "poison message: the turn was attempted " + strconv.Itoa(item.AttemptCount) + " times without completing"})
-		return nil
+		return nil, status, err
 	}
-	ack, quiet, err := engine.RunTurn(r.reg, in, r.opts.Logger)
+	ack, quiet, err := engine.RunTurn(r.reg, *in, r.opts.Logger)
 	var nd *engine.NondeterminismError
+	if errors.As(err, &nd) {
+		name, _, _, _ := in.Execution()
+		r.metrics.nondeterministic(ctx, name)
+	}
 	switch {
 	case errors.As(err, &nd) && r.opts.Nondeterminism == NondeterminismFail:
 		log.Error("orchestration is nondeterministic; failing it", "error", err, "class", provider.ErrorConfiguration)
-		r.failExecution(ctx, item, &in, engine.DetailsOf(err))
+		status, err := r.failExecution(ctx, item, in, engine.DetailsOf(err))
+		return nil, status, err
 	case errors.As(err, &nd):
 		// Temporal's rule: keep the instance, so rolling the code back saves it.
 		log.Error("orchestration is nondeterministic; keeping it and retrying with backoff (roll back the code, or set Nondeterminism: NondeterminismFail)",
 			"error", err, "class", provider.ErrorConfiguration)
 		r.abandonKeeping(ctx, item, engine.DetailsOf(err))
+		return nil, "", err
 	case errors.Is(err, engine.ErrTurnInterrupted):
 		log.Warn("turn interrupted by shutdown while a local activity ran; handing it back")
 		if err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 			log.Error("hand back failed; the lock will expire", "error", err)
 		}
+		return nil, "", err
 	case err != nil:
-		r.retryOrFail(ctx, item, &in, engine.DetailsOf(err))
-	default:
-		return r.commitAndContinue(ctx, item, ack, quiet)
+		status, ferr := r.retryOrFail(ctx, item, in, engine.DetailsOf(err))
+		if status != "" {
+			return nil, status, ferr
+		}
+		return nil, "", err
 	}
-	return nil
+	next, err := r.commitAndContinue(ctx, item, ack, quiet)
+	if err != nil {
+		return nil, "", err
+	}
+	return next, ack.Metadata.Status, nil
 }
 
 // handBackIncomplete abandons an item that lacks the message its turn starts
@@ -185,6 +209,7 @@ func (r *Dispatcher) renewOrchestrationLock(ctx context.Context, item *provider.
 // the attempt toward the poison limit; the store shows cause as the
 // instance's LastError until a turn commits.
 func (r *Dispatcher) abandonKeeping(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
+	r.metrics.stalled(ctx, "orchestration", cause.Class)
 	streak := r.ndStreak(item.Instance, true)
 	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(streak), IgnoreAttempt: true, Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
@@ -208,47 +233,56 @@ func (r *Dispatcher) ndStreak(instance string, failed bool) int {
 	return r.ndStreaks[instance]
 }
 
-// commit commits a turn and releases the instance.
-func (r *Dispatcher) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) {
-	r.commitTurn(ctx, item, ack, false, nil)
+// commit commits a turn and releases the instance; it returns the status
+// committed.
+func (r *Dispatcher) commit(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck) (provider.ExecutionStatus, error) {
+	if _, err := r.commitTurn(ctx, item, ack, false, nil); err != nil {
+		return "", err
+	}
+	return ack.Metadata.Status, nil
 }
 
 // commitAndContinue commits a turn and returns the instance's next turn
 // when the store locked it in the same commit (see ackTurn). quiet is the
 // turn's quiet set, noted once it committed.
-func (r *Dispatcher) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *engine.QuietWaits) *provider.OrchestrationItem {
+func (r *Dispatcher) commitAndContinue(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, quiet *engine.QuietWaits) (*provider.OrchestrationItem, error) {
 	return r.commitTurn(ctx, item, ack, true, quiet)
 }
 
-func (r *Dispatcher) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) *provider.OrchestrationItem {
+// commitTurn commits a turn, or hands the item back when the store failed.
+func (r *Dispatcher) commitTurn(ctx context.Context, item *provider.OrchestrationItem, ack provider.OrchestrationAck, continuing bool, quiet *engine.QuietWaits) (*provider.OrchestrationItem, error) {
 	next, err := r.ackTurn(ctx, item, ack, continuing, quiet)
 	switch {
 	case err == nil:
 		r.ndStreak(item.Instance, false)
 	case errors.Is(err, provider.ErrLockNotHeld):
+		r.metrics.lockLost(ctx, "orchestration")
 		r.opts.Logger.Warn("turn discarded: the instance lock was lost (expired or instance deleted)", "instance", item.Instance, "error", err)
 	default:
 		r.opts.Logger.Error("commit turn failed; retrying", "instance", item.Instance, "error", err, "class", provider.ErrorInfrastructure)
 		r.abandon(ctx, item, &provider.ErrorDetails{Class: provider.ErrorInfrastructure, Message: "commit turn: " + err.Error()})
 	}
-	return next
+	return next, err
 }
 
 // retryOrFail hands a failing item back with backoff, or fails the execution
-// once the poison limit is reached. Configuration problems (an orchestration
-// not registered in this process) are retried because another process, or
-// the next deployment, may have the code.
-func (r *Dispatcher) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
+// once the poison limit is reached (it then returns the status committed).
+// Configuration problems (an orchestration not registered in this process)
+// are retried because another process, or the next deployment, may have
+// the code.
+func (r *Dispatcher) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) (provider.ExecutionStatus, error) {
 	if item.AttemptCount >= r.opts.MaxAttempts {
-		r.failExecution(ctx, item, in, d)
-		return
+		r.metrics.poisoned(ctx, "orchestration")
+		return r.failExecution(ctx, item, in, d)
 	}
 	r.opts.Logger.Warn("turn failed; retrying with backoff", "instance", item.Instance, "attempt", item.AttemptCount,
 		"class", d.Class, "error", d.Message)
 	r.abandon(ctx, item, d)
+	return "", nil
 }
 
 func (r *Dispatcher) abandon(ctx context.Context, item *provider.OrchestrationItem, cause *provider.ErrorDetails) {
+	r.metrics.stalled(ctx, "orchestration", cause.Class)
 	err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, Delay: r.opts.backoff(item.AttemptCount), Cause: cause})
 	if err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 		r.opts.Logger.Error("abandon failed; the lock will expire", "instance", item.Instance, "error", err)
@@ -257,7 +291,7 @@ func (r *Dispatcher) abandon(ctx context.Context, item *provider.OrchestrationIt
 
 // failExecution ends the execution as Failed with d, without running its code:
 // the code is missing, nondeterministic or its stored state unreadable.
-func (r *Dispatcher) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) {
+func (r *Dispatcher) failExecution(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) (provider.ExecutionStatus, error) {
 	r.opts.Logger.Error("failing orchestration", "instance", item.Instance, "class", d.Class, "error", d.Message)
-	r.commit(ctx, item, engine.FailedAck(item, in, d))
+	return r.commit(ctx, item, engine.FailedAck(item, in, d))
 }

@@ -32,6 +32,10 @@ type action struct {
 	// cancelledAtEnd: the history records its cancellation by the
 	// execution's end (cancelOutstanding), met on replay.
 	cancelledAtEnd bool
+	// attempt is an activity's attempt under its retry policy (0: no policy).
+	attempt int
+	// headers travel with the work the decision sends (Scheduled.Headers).
+	headers map[string]string
 }
 
 func (a *action) describe() string {
@@ -78,7 +82,7 @@ func (a *action) matches(e provider.Event) bool {
 // event is the history event that records the decision.
 func (a *action) event() provider.Event {
 	ev := provider.Event{Kind: a.kind, Name: a.name, Input: a.input,
-		Version: a.version, Instance: a.instance, FireAt: a.fireAt, Reason: a.reason}
+		Version: a.version, Instance: a.instance, FireAt: a.fireAt, Reason: a.reason, Headers: a.headers}
 	if a.target != nil {
 		ev.SourceID = a.target.id
 	}

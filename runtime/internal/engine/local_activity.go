@@ -85,7 +85,7 @@ func (t *turn) executeLocal(wave []*action) ([]provider.WorkItem, error) {
 	var wg sync.WaitGroup
 	for i, a := range wave {
 		item := provider.WorkItem{Kind: provider.WorkActivityExecute, Instance: t.instance, ExecutionID: t.executionID,
-			ID: a.id, Name: a.name, Input: a.input}
+			ID: a.id, Name: a.name, Input: a.input, Headers: a.headers, Time: t.now.UnixMilli()}
 		wg.Go(func() { results[i], errs[i] = t.local.Run(item, a.timeout) })
 	}
 	wg.Wait()

@@ -73,7 +73,7 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 	attempts := max(p.MaxAttempts, 1)
 	return c.goRaw("retry "+name, func(ctx *OrchestrationContext) (string, error) {
 		for attempt := 1; ; attempt++ {
-			out, err := ctx.attempt(name, payload, p.Timeout, local)
+			out, err := ctx.attempt(name, payload, p.Timeout, local, attempt)
 			if err == nil || attempt >= attempts || ctx.Err() != nil {
 				return out, err
 			}
@@ -89,8 +89,8 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 // A late attempt is cancelled (it lost the Select); an attempt that finishes
 // in time deletes its timeout timer the same way. A local attempt runs
 // before any timer can fire, so its timeout bounds its context instead.
-func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, local bool) (string, error) {
-	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: local, timeout: timeout})
+func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, local bool, n int) (string, error) {
+	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: local, timeout: timeout, attempt: n})
 	if timeout > 0 && c.Select(act, c.timer(timeout, fmt.Sprintf("%s %s", TimerAttemptTimeout, name))) == 1 {
 		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
 			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}

@@ -43,6 +43,8 @@ type TurnInput struct {
 	// Local runs WithLocal activities inside the turn; nil queues them for
 	// workers like any other.
 	Local *LocalRunner
+	// Schedule sees each new decision that sends work elsewhere (nil: none).
+	Schedule ScheduleHook
 }
 
 type parentRef struct {
@@ -65,6 +67,8 @@ type turn struct {
 	name        string
 	version     string
 	owner       string // who started the instance, carried over continue-as-new
+	headers     map[string]string
+	schedule    ScheduleHook
 	parent      parentRef
 	now         time.Time
 	logger      *slog.Logger
@@ -209,7 +213,7 @@ func failedOverHistoryLimit(reg *Registry, in TurnInput, logger *slog.Logger, ev
 
 func newTurn(reg *Registry, in TurnInput, logger *slog.Logger) *turn {
 	t := &turn{
-		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now, local: in.Local,
+		reg: reg, instance: in.instance, executionID: in.executionID, now: in.now, local: in.Local, schedule: in.Schedule,
 		replayState: replayState{sched: newScheduler(in.StepTimeout)},
 		turnInbox:   turnInbox{byID: map[int64]*action{}, subscriptions: map[string][]*Future{}},
 		ackBuilder:  ackBuilder{nextID: int64(len(in.history)) + 1, customStatus: in.customStatus},
@@ -281,13 +285,14 @@ func (t *turn) receiveCarriedEvent(ev provider.Event) {
 }
 
 func (t *turn) recordStart(start *provider.WorkItem, version string) {
-	t.name, t.version, t.firstTurn, t.owner = start.Name, version, true, start.Owner
+	t.name, t.version, t.firstTurn, t.owner, t.headers = start.Name, version, true, start.Owner, start.Headers
 	t.parent = parentRef{start.ParentInstance, start.ParentExecutionID, start.ParentID}
 	t.curTime = t.now
 	t.customStatus = start.CustomStatus
 	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationStarted, Name: start.Name, Version: version,
 		Input: start.Input, ParentInstance: start.ParentInstance, ParentExecutionID: start.ParentExecutionID,
-		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus, Owner: start.Owner})
+		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus, Owner: start.Owner,
+		Headers: start.Headers})
 }
 
 // replay re-runs the orchestration against its history, checking each
@@ -302,6 +307,7 @@ func (t *turn) replay(history []provider.Event) error {
 		return err
 	}
 	t.name, t.version, t.owner, t.rewoundFrom = started.Name, started.Version, started.Owner, started.RewoundFrom
+	t.headers = started.Headers
 	t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
 	t.customStatus = started.CustomStatus
 	t.replaying = true
@@ -732,6 +738,9 @@ func (t *turn) appendEvent(ev provider.Event) int64 {
 // recordDecisions turns new decisions into history events and work items.
 func (t *turn) recordDecisions() {
 	for _, a := range t.pending {
+		if kind, ok := scheduleKindOf(a.kind); ok {
+			a.headers = t.scheduled(kind, a.instance, a.name, a.attempt)
+		}
 		a.id = t.appendEvent(a.event())
 		t.byID[a.id] = a
 		switch a.kind {
@@ -741,17 +750,18 @@ func (t *turn) recordDecisions() {
 				continue
 			}
 			t.workerItems = append(t.workerItems, provider.WorkItem{Kind: provider.WorkActivityExecute,
-				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, Name: a.name, Input: a.input})
+				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, Name: a.name, Input: a.input,
+				Headers: a.headers, Time: t.now.UnixMilli()})
 		case provider.EventTimerCreated:
 			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkTimerFired,
 				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, FireAt: a.fireAt})
 		case provider.EventSubOrchestrationScheduled:
 			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkStartOrchestration,
 				Instance: a.instance, Name: a.name, Version: a.version, Input: a.input, ExecutionID: 1,
-				ParentInstance: t.instance, ParentExecutionID: t.executionID, ParentID: a.id})
+				ParentInstance: t.instance, ParentExecutionID: t.executionID, ParentID: a.id, Headers: a.headers})
 		case provider.EventOrchestrationChained:
 			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkStartOrchestration,
-				Instance: a.instance, Name: a.name, Input: a.input, ExecutionID: 1})
+				Instance: a.instance, Name: a.name, Input: a.input, ExecutionID: 1, Headers: a.headers})
 		case provider.EventCancelRequested:
 			t.stop(a.target, a.reason)
 		}
@@ -810,7 +820,7 @@ func (t *turn) finish() {
 		t.continued = &provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: t.instance,
 			Name: t.name, Version: can.version, Input: can.input, ExecutionID: t.executionID + 1,
 			ParentInstance: t.parent.instance, ParentExecutionID: t.parent.executionID, ParentID: t.parent.id,
-			CustomStatus: t.customStatus, Owner: t.owner}
+			CustomStatus: t.customStatus, Owner: t.owner, Headers: t.scheduled(ScheduleContinueAsNew, t.instance, t.name, 0)}
 	case t.mainErr != nil:
 		t.cancelOutstanding("instance " + t.instance + " failed")
 		d := DetailsOf(t.mainErr)
