@@ -89,3 +89,9 @@ const (
 	ScheduleDetached      = engine.ScheduleDetached
 	ScheduleContinueAsNew = engine.ScheduleContinueAsNew
 )
+
+// ErrTurnDeclined is what InterceptTurn's next returns when a fast path ran
+// the turn and did not commit it (the instance changed meanwhile, or the
+// turn needs what only the usual path does, such as a local activity): the
+// turn runs again on the usual path, through the interceptors again.
+var ErrTurnDeclined = dispatch.ErrTurnDeclined

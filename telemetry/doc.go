@@ -1,0 +1,34 @@
+// Package telemetry traces duroxide orchestrations with OpenTelemetry.
+//
+// Tracing returns a runtime.Interceptor; give it to the runtime and to the
+// clients that start instances:
+//
+//	tracing := telemetry.Tracing() // the global TracerProvider, W3C trace context
+//	rt := runtime.New(store, reg, runtime.Options{Interceptors: []runtime.Interceptor{tracing}})
+//	client := runtime.NewClient(store, runtime.ClientInterceptors(tracing))
+//
+// One instance is one trace, whatever process runs each part of it:
+//
+//	start hello                  Client.Start (its caller's span, if any, is the parent)
+//	├── turn hello               each turn, as it runs and commits
+//	│   └── activity greet       each attempt a worker runs
+//	├── turn hello
+//	│   └── turn child           a sub-orchestration's turns, and its activities
+//	└── ...
+//
+// The trace context travels in headers recorded in history: Client.Start
+// records its span's context with the instance's start, and each turn
+// records its own span's context with the activities and children it
+// schedules. A worker in another process, or one that replays the history
+// after a crash, reads the same context back, so its spans join the same
+// trace. Replay adds no spans: a turn's span covers the live turn only
+// (span attribute duroxide.replayed says how many events it replayed
+// first), decisions replayed from history are not scheduled again, and
+// an activity's span is opened only when a worker runs an attempt. An
+// instance started without trace context (by a client without the
+// interceptor, or kubectl through the operator) gets a trace ID derived
+// from its instance ID, so its turns still form one trace.
+//
+// The runtime's metrics need no interceptor: runtime.Options.MeterProvider
+// (default: the global MeterProvider). docs/observability.md lists both.
+package telemetry

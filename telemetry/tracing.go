@@ -1,0 +1,203 @@
+package telemetry
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/duroxide/duroxide-go/runtime"
+)
+
+// scope is the instrumentation scope of the spans.
+const scope = "github.com/duroxide/duroxide-go/telemetry"
+
+// TracingOption configures Tracing.
+type TracingOption func(*tracing)
+
+// WithTracerProvider sets where spans go (default: otel.GetTracerProvider
+// when Tracing is called).
+func WithTracerProvider(tp trace.TracerProvider) TracingOption {
+	return func(t *tracing) { t.tracer = tp.Tracer(scope) }
+}
+
+// WithPropagator sets how trace context is written into headers (default:
+// W3C trace context, whatever the global propagator is).
+func WithPropagator(p propagation.TextMapPropagator) TracingOption {
+	return func(t *tracing) { t.prop = p }
+}
+
+// Tracing returns an interceptor that traces client calls, turns and
+// activity attempts, and propagates the trace context through the headers
+// of the work each turn schedules.
+func Tracing(opts ...TracingOption) runtime.Interceptor {
+	t := &tracing{tracer: otel.GetTracerProvider().Tracer(scope), prop: propagation.TraceContext{}}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+type tracing struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+}
+
+// Attribute keys of the spans.
+const (
+	AttrInstance    = attribute.Key("duroxide.instance")
+	AttrExecution   = attribute.Key("duroxide.execution")
+	AttrName        = attribute.Key("duroxide.name")
+	AttrVersion     = attribute.Key("duroxide.version")
+	AttrReplayed    = attribute.Key("duroxide.replayed")
+	AttrAttempt     = attribute.Key("duroxide.attempt")
+	AttrStatus      = attribute.Key("duroxide.status")
+	AttrActivityID  = attribute.Key("duroxide.activity_id")
+	AttrLocal       = attribute.Key("duroxide.local")
+	AttrDeclined    = attribute.Key("duroxide.declined")
+	AttrScheduled   = "duroxide.scheduled"
+	AttrTarget      = attribute.Key("duroxide.target")
+	AttrRetryNumber = attribute.Key("duroxide.retry_attempt")
+)
+
+func (t *tracing) InterceptClient(ctx context.Context, call *runtime.ClientCall, next func(context.Context) error) error {
+	ctx, span := t.tracer.Start(ctx, string(call.Op)+" "+call.Name, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(AttrInstance.String(call.Instance), AttrName.String(call.Name)))
+	defer span.End()
+	if call.Op == runtime.ClientStart {
+		call.Headers = t.inject(ctx, call.Headers)
+	}
+	return ended(span, next(ctx))
+}
+
+func (t *tracing) InterceptTurn(ctx context.Context, turn *runtime.TurnInfo, next func(context.Context) error) error {
+	ctx = t.parent(ctx, turn.Headers, turn.Instance)
+	var links []trace.Link
+	if turn.Replayed == 0 {
+		if prev := t.previous(ctx, turn.Headers); prev.IsValid() {
+			links = append(links, trace.Link{SpanContext: prev, Attributes: []attribute.KeyValue{attribute.String("duroxide.link", "continued from")}})
+		}
+	}
+	ctx, span := t.tracer.Start(ctx, "turn "+turn.Orchestration, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(AttrInstance.String(turn.Instance), AttrExecution.Int64(turn.ExecutionID),
+			AttrName.String(turn.Orchestration), AttrVersion.String(turn.Version),
+			AttrReplayed.Int(turn.Replayed), AttrAttempt.Int(turn.Attempt)))
+	defer span.End()
+	err := next(ctx)
+	if errors.Is(err, runtime.ErrTurnDeclined) {
+		span.SetAttributes(AttrDeclined.Bool(true))
+		return err
+	}
+	span.SetAttributes(AttrStatus.String(string(turn.Status)))
+	return ended(span, err)
+}
+
+func (t *tracing) InterceptActivity(ctx context.Context, call *runtime.ActivityCall, next func(context.Context) error) error {
+	ctx = t.parent(ctx, call.Headers, call.Instance)
+	ctx, span := t.tracer.Start(ctx, "activity "+call.Name, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(AttrInstance.String(call.Instance), AttrExecution.Int64(call.ExecutionID),
+			AttrName.String(call.Name), AttrActivityID.Int64(call.ActivityID), AttrAttempt.Int(call.Attempt),
+			AttrLocal.Bool(call.Local)))
+	defer span.End()
+	return ended(span, next(ctx))
+}
+
+// InterceptSchedule records the turn's span context with the work, and
+// notes the decision on the turn's span. The execution that follows a
+// continue-as-new keeps its predecessor's parent (the instance's start),
+// so an eternal orchestration's turns stay one level deep, and links its
+// first turn to the turn that continued it.
+func (t *tracing) InterceptSchedule(ctx context.Context, s *runtime.Scheduled) {
+	if s.Kind == runtime.ScheduleContinueAsNew {
+		s.Headers = t.withPrevious(ctx, s.Headers)
+	} else {
+		for k := range s.Headers {
+			if strings.HasPrefix(k, previousPrefix) {
+				delete(s.Headers, k)
+			}
+		}
+		s.Headers = t.inject(ctx, s.Headers)
+	}
+	span := trace.SpanFromContext(ctx)
+	if span.IsRecording() {
+		span.AddEvent(AttrScheduled, trace.WithAttributes(attribute.String("kind", string(s.Kind)),
+			AttrName.String(s.Name), AttrTarget.String(s.Target), AttrRetryNumber.Int(s.Attempt)))
+	}
+}
+
+// inject writes ctx's span context into headers (a new map when nil).
+func (t *tracing) inject(ctx context.Context, headers map[string]string) map[string]string {
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	t.prop.Inject(ctx, propagation.MapCarrier(headers))
+	return headers
+}
+
+// previousPrefix marks the headers that carry, into the execution after a
+// continue-as-new, the span context of the turn that continued.
+const previousPrefix = "duroxide-previous-"
+
+// withPrevious adds ctx's span context to headers under previousPrefix.
+func (t *tracing) withPrevious(ctx context.Context, headers map[string]string) map[string]string {
+	carrier := propagation.MapCarrier{}
+	t.prop.Inject(ctx, carrier)
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	for k, v := range carrier {
+		headers[previousPrefix+k] = v
+	}
+	return headers
+}
+
+// previous is the span context withPrevious recorded (invalid when none).
+func (t *tracing) previous(ctx context.Context, headers map[string]string) trace.SpanContext {
+	carrier := propagation.MapCarrier{}
+	for k, v := range headers {
+		if rest, ok := strings.CutPrefix(k, previousPrefix); ok {
+			carrier[rest] = v
+		}
+	}
+	if len(carrier) == 0 {
+		return trace.SpanContext{}
+	}
+	return trace.SpanContextFromContext(t.prop.Extract(context.Background(), carrier))
+}
+
+// parent is ctx with the span context the headers carry as the parent; an
+// instance whose headers carry none gets one derived from its ID, so its
+// spans share a trace.
+func (t *tracing) parent(ctx context.Context, headers map[string]string, instance string) context.Context {
+	if len(headers) > 0 {
+		if pctx := t.prop.Extract(ctx, propagation.MapCarrier(headers)); trace.SpanContextFromContext(pctx).IsValid() {
+			return pctx
+		}
+	}
+	return trace.ContextWithRemoteSpanContext(ctx, instanceSpanContext(instance))
+}
+
+// instanceSpanContext is a span context derived from the instance ID alone.
+func instanceSpanContext(instance string) trace.SpanContext {
+	sum := sha256.Sum256([]byte("duroxide instance " + instance))
+	var tid trace.TraceID
+	var sid trace.SpanID
+	copy(tid[:], sum[:16])
+	copy(sid[:], sum[16:24])
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled, Remote: true})
+}
+
+// ended marks span failed with err (when not nil) and returns err.
+func ended(span trace.Span, err error) error {
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
+}
