@@ -10,11 +10,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metricsHandler serves the Go and process metrics, the worker's readiness
-// and the store's queue depths and instance counts, read at scrape time (so
-// an autoscaler can size the pool by queue depth).
+// metricsHandler serves the Go and process metrics, the worker's readiness,
+// the runtime's metrics (docs/observability.md) and the store's queue
+// depths and instance counts, read at scrape time (so an autoscaler can
+// size the pool by queue depth).
 func (w *Worker) metricsHandler() http.Handler {
-	reg := prometheus.NewRegistry()
+	reg := w.metricsRegistry
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
 	"github.com/duroxide/duroxide-go/runtime"
@@ -24,12 +26,16 @@ type Worker struct {
 	// schema). Run retries its errors, except those wrapping
 	// postgres.ErrInvalidConnString or postgres.ErrInvalidSchema, which it returns.
 	Open func(ctx context.Context) (provider.Provider, error)
+	// Interceptors wrap the runtime's turns and activities after the
+	// worker's own (tracing, when OTLP export is configured).
+	Interceptors []runtime.Interceptor
 
-	ready     atomic.Bool
-	store     atomic.Pointer[provider.Provider]
-	listening chan struct{}
-	health    net.Addr
-	metrics   net.Addr
+	metricsRegistry *prometheus.Registry
+	ready           atomic.Bool
+	store           atomic.Pointer[provider.Provider]
+	listening       chan struct{}
+	health          net.Addr
+	metrics         net.Addr
 }
 
 // New returns a worker for reg's orchestrations and activities.
@@ -38,7 +44,7 @@ func New(reg *runtime.Registry, cfg Config, logger *slog.Logger) *Worker {
 		logger = slog.Default()
 	}
 	cfg = cfg.withDefaults()
-	w := &Worker{reg: reg, cfg: cfg, logger: logger, listening: make(chan struct{})}
+	w := &Worker{reg: reg, cfg: cfg, logger: logger, listening: make(chan struct{}), metricsRegistry: prometheus.NewRegistry()}
 	w.Open = func(ctx context.Context) (provider.Provider, error) {
 		return postgres.Open(ctx, cfg.PostgresURL, postgres.Options{Schema: cfg.Schema, Logger: logger})
 	}
@@ -54,6 +60,17 @@ func Run(ctx context.Context, reg *runtime.Registry, cfg Config, logger *slog.Lo
 
 // Run: see the package function Run.
 func (w *Worker) Run(ctx context.Context) error {
+	tel, err := w.newTelemetry(ctx, w.metricsRegistry)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tel.shutdown(sctx); err != nil {
+			w.logger.Warn("flushing telemetry failed", "error", err.Error())
+		}
+	}()
 	stopServers, err := w.serve()
 	if err != nil {
 		return err
@@ -65,7 +82,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	defer func() { _ = p.Close() }()
 	w.store.Store(&p)
-	rt := runtime.New(p, w.reg, w.runtimeOptions())
+	rt := runtime.New(p, w.reg, w.runtimeOptions(tel))
 	if err := rt.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start dispatchers: %w", err)
 	}
@@ -83,8 +100,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
-func (w *Worker) runtimeOptions() runtime.Options {
+func (w *Worker) runtimeOptions(tel *workerTelemetry) runtime.Options {
 	return runtime.Options{
+		MeterProvider:            tel.meters,
+		Interceptors:             append(tel.interceptors[:len(tel.interceptors):len(tel.interceptors)], w.Interceptors...),
 		OrchestrationConcurrency: w.cfg.OrchestrationConcurrency,
 		ActivityConcurrency:      w.cfg.ActivityConcurrency,
 		OrchestrationLockTimeout: w.cfg.LockTimeout,

@@ -107,7 +107,7 @@ func (r *Dispatcher) runCached(ctx context.Context, item *provider.Orchestration
 		}
 		done = true
 		r.ndStreak(item.Instance, false)
-		return ack.Metadata.Status, nil
+		return committedStatus(ack), nil
 	})
 	if !done {
 		return false, nil

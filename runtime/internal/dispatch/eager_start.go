@@ -117,7 +117,7 @@ func (r *Dispatcher) startDirectly(ctx context.Context, start provider.WorkItem)
 			return "", err
 		case created:
 			res = directCommitted
-			return ack.Metadata.Status, nil
+			return committedStatus(ack), nil
 		}
 		res = directRefused
 		return "", declined(errDirectRefused)

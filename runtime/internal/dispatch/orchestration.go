@@ -164,7 +164,7 @@ func (r *Dispatcher) decideTurn(ctx context.Context, item *provider.Orchestratio
 	if err != nil {
 		return nil, "", err
 	}
-	return next, ack.Metadata.Status, nil
+	return next, committedStatus(ack), nil
 }
 
 // handBackIncomplete abandons an item that lacks the message its turn starts
@@ -239,7 +239,7 @@ func (r *Dispatcher) commit(ctx context.Context, item *provider.OrchestrationIte
 	if _, err := r.commitTurn(ctx, item, ack, false, nil); err != nil {
 		return "", err
 	}
-	return ack.Metadata.Status, nil
+	return committedStatus(ack), nil
 }
 
 // commitAndContinue commits a turn and returns the instance's next turn

@@ -61,3 +61,12 @@ var ErrTurnDeclined = errors.New("turn declined by a fast path; it runs again on
 
 // declined marks a fast path's turn as not committed, with why.
 func declined(why error) error { return fmt.Errorf("%w: %w", ErrTurnDeclined, why) }
+
+// committedStatus is the execution's status after ack committed: an ack
+// that leaves it running names no status.
+func committedStatus(ack provider.OrchestrationAck) provider.ExecutionStatus {
+	if ack.Metadata.Status == "" {
+		return provider.StatusRunning
+	}
+	return ack.Metadata.Status
+}
