@@ -19,6 +19,7 @@ func managementCases() []Case {
 		{Name: "ExecutionInfo", Run: executionInfo},
 		{Name: "ExecutionInfoOfUnknownExecution", Run: executionInfoUnknown},
 		{Name: "SystemMetrics", Run: systemMetrics},
+		{Name: "SystemMetricsFollowEveryPath", Run: systemMetricsFollowEveryPath},
 		{Name: "QueueDepths", Run: queueDepths},
 	}
 }
@@ -134,6 +135,46 @@ func systemMetrics(t *testing.T, f Factory) {
 	m, err = e.a.GetSystemMetrics(e.ctx)
 	e.must(err, "system metrics")
 	e.wantEqual([]int64{m.TotalInstances, m.Running, m.Stalled, m.Pending}, []int64{5, 2, 1, 1}, "instances, running, stalled, pending")
+}
+
+// systemMetricsFollowEveryPath checks the instance counts after each way an
+// instance's status changes: a store that keeps them as counters (rather
+// than counting at each read) must move them on every path.
+func systemMetricsFollowEveryPath(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	counts := func(what string, running, completed, failed, terminated int64) {
+		e.t.Helper()
+		m, err := e.a.GetSystemMetrics(e.ctx)
+		e.must(err, "system metrics")
+		e.wantEqual([]int64{m.TotalInstances, m.Running, m.Completed, m.Failed, m.Terminated},
+			[]int64{running + completed + failed + terminated, running, completed, failed, terminated}, what)
+	}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		e.create(id)
+	}
+	counts("four started", 4, 0, 0, 0)
+	e.continueAsNew("a")
+	e.continueAsNew("a")
+	counts("a continued as new twice", 4, 0, 0, 0)
+	e.finish("a", provider.StatusCompleted, `1`)
+	e.finish("b", provider.StatusFailed, `"x"`)
+	e.finish("c", provider.StatusTerminated, `"stop"`)
+	counts("a, b, c finished", 1, 1, 1, 1)
+	_, err := e.a.PruneExecutions(e.ctx, provider.PruneRequest{Instance: "a", Options: provider.PruneOptions{KeepLast: 1}})
+	e.must(err, "prune a")
+	counts("a pruned", 1, 1, 1, 1)
+	e.must(e.a.QueueRewind(e.ctx, provider.RewindRequest{Item: rewindItem("b", 1)}), "rewind b")
+	counts("b rewound", 2, 1, 0, 1)
+	_, err = e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"b", "d"}, Force: true})
+	e.must(err, "delete b and d")
+	counts("b and d deleted", 0, 1, 0, 1)
+	_, err = e.a.DeleteInstances(e.ctx, provider.DeleteRequest{Instances: []string{"a"}})
+	e.must(err, "delete a")
+	counts("a deleted", 0, 0, 0, 1)
+	e.must(e.start(startItem("c"), provider.IDReuseAllowFinished), "replace c")
+	counts("c replaced by a queued start", 0, 0, 0, 0)
+	e.create("e")
+	counts("e started", 1, 0, 0, 0)
 }
 
 func queueDepths(t *testing.T, f Factory) {
