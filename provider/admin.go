@@ -30,6 +30,10 @@ type Admin interface {
 	GetSystemMetrics(ctx context.Context) (SystemMetrics, error)
 	// GetQueueDepths counts queued messages.
 	GetQueueDepths(ctx context.Context) (QueueDepths, error)
+	// GetBacklog counts the ready messages (as QueueDepths counts them) by
+	// the orchestration or activity they are for. Its cost grows with the
+	// ready messages, not with the store.
+	GetBacklog(ctx context.Context) (Backlog, error)
 	// ListChildren returns the direct sub-orchestrations of an instance.
 	ListChildren(ctx context.Context, req InstanceRequest) ([]string, error)
 	// GetParent returns an instance's parent; ok is false for a root instance.
@@ -236,6 +240,35 @@ type QueueDepths struct {
 
 	OldestOrchestrator time.Time
 	OldestWorker       time.Time
+}
+
+// Backlog is a store's ready work by what runs it (Admin.GetBacklog): what
+// an autoscaler sizes a pool by.
+type Backlog struct {
+	// Orchestrations are the orchestrator queue's ready messages by their
+	// instance's orchestration name; Activities, the worker queue's by
+	// activity name. Both are sorted by name.
+	Orchestrations []NamedBacklog
+	Activities     []NamedBacklog
+}
+
+// NamedBacklog is the ready messages of one orchestration or activity.
+type NamedBacklog struct {
+	Name  string
+	Ready int64
+	// Oldest is when the longest-waiting of them became visible.
+	Oldest time.Time
+}
+
+// Add files one row of a store's backlog query: kind is
+// "orchestration" or "activity", oldest Unix milliseconds.
+func (b *Backlog) Add(kind, name string, ready, oldest int64) {
+	row := NamedBacklog{Name: name, Ready: ready, Oldest: msTime(oldest)}
+	if kind == "activity" {
+		b.Activities = append(b.Activities, row)
+		return
+	}
+	b.Orchestrations = append(b.Orchestrations, row)
 }
 
 // msTime is Unix milliseconds as a time, zero for 0.

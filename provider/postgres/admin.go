@@ -118,6 +118,19 @@ func (p *Provider) GetQueueDepths(ctx context.Context) (provider.QueueDepths, er
 		classify("get queue depths", "", err)
 }
 
+// GetBacklog implements provider.Admin.
+func (p *Provider) GetBacklog(ctx context.Context) (provider.Backlog, error) {
+	rows, err := queries.Backlog(ctx, p.pool)
+	if err != nil {
+		return provider.Backlog{}, classify("get backlog", "", err)
+	}
+	var b provider.Backlog
+	for _, r := range rows {
+		b.Add(r.Kind, r.Name, r.Ready, r.Oldest)
+	}
+	return b, nil
+}
+
 // GetParent implements provider.Admin.
 func (p *Provider) GetParent(ctx context.Context, req provider.InstanceRequest) (string, bool, error) {
 	instance := req.Instance

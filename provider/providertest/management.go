@@ -21,6 +21,7 @@ func managementCases() []Case {
 		{Name: "SystemMetrics", Run: systemMetrics},
 		{Name: "SystemMetricsFollowEveryPath", Run: systemMetricsFollowEveryPath},
 		{Name: "QueueDepths", Run: queueDepths},
+		{Name: "BacklogByName", Run: backlogByName},
 	}
 }
 
@@ -222,4 +223,39 @@ func abandonCauseIsLastError(t *testing.T, f Factory) {
 	}
 	e.ack(item, provider.OrchestrationAck{ExecutionID: item.ExecutionID, HistoryDelta: []provider.Event{event(item, 1, provider.EventExternalRaised)}})
 	e.wantEqual(e.info("a").LastError, (*provider.ErrorDetails)(nil), "last error after a committed turn")
+}
+
+// backlogByName counts ready messages by the orchestration or activity they
+// are for: delayed and locked ones are not ready.
+func backlogByName(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	b, err := e.a.GetBacklog(e.ctx)
+	e.must(err, "backlog of an empty store")
+	e.wantEqual(len(b.Orchestrations)+len(b.Activities), 0, "backlog of an empty store")
+
+	e.createNamed("h1", "Hello")
+	e.enqueue(externalItem("h1", "go"))
+	e.enqueue(startItem("s1"))
+	e.enqueue(startItem("s2"))
+	e.must(e.p.EnqueueForOrchestrator(e.ctx, provider.EnqueueRequest{Item: startItem("later"), Delay: time.Hour}), "enqueue delayed")
+	greet := activityItem("h1", 1, 7)
+	greet.Name = "Greet"
+	e.enqueueWork(greet)
+	e.enqueueWork(activityItem("h1", 1, 8))
+	e.enqueueWork(activityItem("h1", 1, 9))
+	e.fetchWork() // the oldest, Greet: locked, not ready
+	b, err = e.a.GetBacklog(e.ctx)
+	e.must(err, "backlog")
+	names := func(rows []provider.NamedBacklog) map[string]int64 {
+		m := map[string]int64{}
+		for _, r := range rows {
+			m[r.Name] = r.Ready
+			if r.Oldest.IsZero() || time.Since(r.Oldest) > time.Minute {
+				e.t.Errorf("backlog of %s: oldest %v, want about now", r.Name, r.Oldest)
+			}
+		}
+		return m
+	}
+	e.wantEqual(names(b.Orchestrations), map[string]int64{"Hello": 1, orchName: 2}, "orchestration backlog")
+	e.wantEqual(names(b.Activities), map[string]int64{"Act": 2}, "activity backlog")
 }

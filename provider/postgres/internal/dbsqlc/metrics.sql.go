@@ -9,6 +9,56 @@ import (
 	"context"
 )
 
+const backlog = `-- name: Backlog :many
+SELECT b.kind::text AS kind, b.name::text AS name, b.ready::bigint AS ready, b.oldest::bigint AS oldest FROM (
+    SELECT 'orchestration' AS kind, COALESCE(i.orchestration_name, q.work_item::jsonb ->> 'name', '') AS name,
+           count(*) AS ready, (extract(epoch FROM min(q.visible_at)) * 1000)::bigint AS oldest
+    FROM orchestrator_queue q LEFT JOIN instances i ON i.instance_id = q.instance_id
+    WHERE q.visible_at <= now()
+      AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > now())
+    GROUP BY 2
+    UNION ALL
+    SELECT 'activity', COALESCE(w.work_item::jsonb ->> 'name', ''), count(*), (extract(epoch FROM min(w.visible_at)) * 1000)::bigint
+    FROM worker_queue w
+    WHERE w.visible_at <= now() AND (w.lock_token IS NULL OR w.locked_until <= now())
+    GROUP BY 2
+) b ORDER BY b.kind, b.name
+`
+
+type BacklogRow struct {
+	Kind   string
+	Name   string
+	Ready  int64
+	Oldest int64
+}
+
+// Ready messages as QueueDepths counts them, by orchestration (the
+// instance's, or a queued start's) and by activity.
+func (q *Queries) Backlog(ctx context.Context, db DBTX) ([]BacklogRow, error) {
+	rows, err := db.Query(ctx, backlog)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []BacklogRow
+	for rows.Next() {
+		var i BacklogRow
+		if err := rows.Scan(
+			&i.Kind,
+			&i.Name,
+			&i.Ready,
+			&i.Oldest,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const queueDepths = `-- name: QueueDepths :one
 SELECT
     (SELECT count(*) FROM orchestrator_queue q WHERE q.visible_at <= now()

@@ -32,3 +32,21 @@ SELECT
      WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)), 0) AS INTEGER) AS oldest_orchestrator,
     CAST(COALESCE((SELECT MIN(visible_at) FROM worker_queue
      WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)), 0) AS INTEGER) AS oldest_worker;
+
+-- Ready messages as QueueDepths counts them, by orchestration (the
+-- instance's, or a queued start's) and by activity.
+-- name: Backlog :many
+SELECT CAST(b.kind AS TEXT) AS kind, CAST(b.name AS TEXT) AS name, CAST(b.ready AS INTEGER) AS ready, CAST(b.oldest AS INTEGER) AS oldest FROM (
+    SELECT 'orchestration' AS kind, COALESCE(i.orchestration_name, json_extract(q.work_item, '$.name'), '') AS name,
+           COUNT(*) AS ready, MIN(q.visible_at) AS oldest
+    FROM orchestrator_queue q
+    LEFT JOIN instances i ON i.instance_id = q.instance_id
+    LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+    WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)
+    GROUP BY 2
+    UNION ALL
+    SELECT 'activity', COALESCE(json_extract(w.work_item, '$.name'), ''), COUNT(*), MIN(w.visible_at)
+    FROM worker_queue w
+    WHERE w.visible_at <= @now AND (w.lock_token IS NULL OR w.locked_until <= @now)
+    GROUP BY 2
+) b ORDER BY b.kind, b.name;

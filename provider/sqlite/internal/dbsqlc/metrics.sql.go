@@ -9,6 +9,60 @@ import (
 	"context"
 )
 
+const backlog = `-- name: Backlog :many
+SELECT CAST(b.kind AS TEXT) AS kind, CAST(b.name AS TEXT) AS name, CAST(b.ready AS INTEGER) AS ready, CAST(b.oldest AS INTEGER) AS oldest FROM (
+    SELECT 'orchestration' AS kind, COALESCE(i.orchestration_name, json_extract(q.work_item, '$.name'), '') AS name,
+           COUNT(*) AS ready, MIN(q.visible_at) AS oldest
+    FROM orchestrator_queue q
+    LEFT JOIN instances i ON i.instance_id = q.instance_id
+    LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+    WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)
+    GROUP BY 2
+    UNION ALL
+    SELECT 'activity', COALESCE(json_extract(w.work_item, '$.name'), ''), COUNT(*), MIN(w.visible_at)
+    FROM worker_queue w
+    WHERE w.visible_at <= ?1 AND (w.lock_token IS NULL OR w.locked_until <= ?1)
+    GROUP BY 2
+) b ORDER BY b.kind, b.name
+`
+
+type BacklogRow struct {
+	Kind   string
+	Name   string
+	Ready  int64
+	Oldest int64
+}
+
+// Ready messages as QueueDepths counts them, by orchestration (the
+// instance's, or a queued start's) and by activity.
+func (q *Queries) Backlog(ctx context.Context, db DBTX, now int64) ([]BacklogRow, error) {
+	rows, err := db.QueryContext(ctx, backlog, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []BacklogRow
+	for rows.Next() {
+		var i BacklogRow
+		if err := rows.Scan(
+			&i.Kind,
+			&i.Name,
+			&i.Ready,
+			&i.Oldest,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const queueDepths = `-- name: QueueDepths :one
 SELECT
     (SELECT COUNT(*) FROM orchestrator_queue q LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
