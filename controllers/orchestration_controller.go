@@ -264,6 +264,9 @@ func (r *orchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orches
 	if statusEqual(before, &o.Status) {
 		return false, nil
 	}
+	// The times are read before the write: the object the API server
+	// returns has them in whole seconds.
+	written := o.DeepCopy()
 	if err := r.Client.Status().Update(ctx, o); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -274,6 +277,7 @@ func (r *orchestrationReconciler) updateStatus(ctx context.Context, o *v1.Orches
 		}
 		return false, fmt.Errorf("update status: %w", err)
 	}
+	mirrorMetrics.observeStatusWrite(written, before.Phase, time.Now())
 	r.recordPhaseChange(o, before.Phase)
 	return false, nil
 }

@@ -28,6 +28,11 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// The manager's metrics endpoint checks each scrape's token and its right
+// to get /metrics with the API server (cmd/manager metricsOptions).
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 // Setup adds the reconcilers (Orchestrations, WorkerPools, and the Secrets
 // pools use), sharing one store client per pool and one Event recorder, to
 // mgr. The recorder stops when ctx ends.

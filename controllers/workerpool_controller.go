@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // workerPoolReconciler keeps each WorkerPool's Deployment as the pool says
@@ -67,6 +69,7 @@ func (r *workerPoolReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		if apierrors.IsNotFound(err) {
 			// The Deployment goes with its owner; the store client goes here.
 			r.Stores.Close(req.NamespacedName)
+			poolStoreGauges.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -173,18 +176,33 @@ func (r *workerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 	meta.SetStatusCondition(&pool.Status.Conditions, cond)
 }
 
+// readPoolCounts reads the store's queue depths and instance counts into the
+// pool's status, and them and its backlog into the operator's metrics.
 func readPoolCounts(ctx context.Context, store *poolStore, pool *v1.WorkerPool) error {
-	q, err := store.provider.GetQueueDepths(ctx)
+	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
+	reading, err := readStore(ctx, store.provider)
+	poolStoreGauges.record(key, reading)
 	if err != nil {
-		return fmt.Errorf("read queue depths: %w", err)
+		return err
 	}
-	m, err := store.provider.GetSystemMetrics(ctx)
-	if err != nil {
-		return fmt.Errorf("read instance counts: %w", err)
-	}
+	q, m := reading.depths, reading.metrics
 	pool.Status.QueueDepths = &v1.QueueDepths{Orchestrator: q.Orchestrator, Worker: q.Worker, Delayed: q.Delayed}
 	pool.Status.Instances = &v1.InstanceCounts{Running: m.Running, Completed: m.Completed, Failed: m.Failed, Terminated: m.Terminated}
 	return nil
+}
+
+// readStore reads what the pool's status and metrics report of its store.
+func readStore(ctx context.Context, p provider.Provider) (poolReading, error) {
+	r := poolReading{at: time.Now()}
+	var err error
+	if r.depths, err = p.GetQueueDepths(ctx); err != nil {
+		r.err = fmt.Errorf("read queue depths: %w", err)
+	} else if r.metrics, err = p.GetSystemMetrics(ctx); err != nil {
+		r.err = fmt.Errorf("read instance counts: %w", err)
+	} else if r.backlog, err = p.GetBacklog(ctx); err != nil {
+		r.err = fmt.Errorf("read backlog: %w", err)
+	}
+	return r, r.err
 }
 
 // SetupWithManager registers the reconciler; it owns the pools' Deployments.

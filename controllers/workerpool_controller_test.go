@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 	"github.com/duroxide/duroxide-go/controllers"
@@ -66,7 +67,8 @@ func TestWorkerPoolDeployment(t *testing.T) {
 	}
 }
 
-// The pool's store status counts its instances.
+// The pool's store status counts its instances, and the operator's metrics
+// report them, labelled with the pool, with the lag of the status it wrote.
 func TestWorkerPoolCountsInstances(t *testing.T) {
 	p := newPool(t)
 	o := p.orchestration("one", "Hello", "counts")
@@ -75,6 +77,69 @@ func TestWorkerPoolCountsInstances(t *testing.T) {
 	waitForPool(t, types.NamespacedName{Namespace: p.ns, Name: p.name}, func(wp *v1.WorkerPool) bool {
 		return wp.Status.Instances != nil && wp.Status.Instances.Completed == 1
 	})
+	pool := map[string]string{"namespace": p.ns, "pool": p.name}
+	for _, c := range []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{"duroxide_store_reachable", pool, 1},
+		{"duroxide_store_instances", with(pool, "status", "completed"), 1},
+		{"duroxide_store_instances", with(pool, "status", "running"), 0},
+		{"duroxide_store_queue_depth", with(pool, "queue", "worker"), 0},
+	} {
+		if got, ok := gathered(t, c.family, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (found %v), want %v", c.family, c.labels, got, ok, c.want)
+		}
+	}
+	for _, family := range []string{"duroxide_operator_status_lag_seconds", "duroxide_operator_start_latency_seconds"} {
+		if n, ok := gathered(t, family, nil); !ok || n < 1 {
+			t.Errorf("%s: %v observations (found %v), want at least the one of this instance", family, n, ok)
+		}
+	}
+}
+
+// with is labels and one more.
+func with(labels map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for lk, lv := range labels {
+		out[lk] = lv
+	}
+	return out
+}
+
+// gathered reads the operator's metrics registry: the value of the family's
+// first sample carrying labels (a histogram's count).
+func gathered(t *testing.T, family string, labels map[string]string) (float64, bool) {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != family {
+			continue
+		}
+	next:
+		for _, m := range f.Metric {
+			have := map[string]string{}
+			for _, l := range m.Label {
+				have[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if have[k] != v {
+					continue next
+				}
+			}
+			switch {
+			case m.Gauge != nil:
+				return m.Gauge.GetValue(), true
+			case m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount()), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // `kubectl scale` (the scale subresource) and spec edits resize the Deployment.

@@ -30,6 +30,7 @@ const poolWaitRecheck = 5 * time.Second
 func (r *workerPoolReconciler) finalize(ctx context.Context, pool *v1.WorkerPool) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(pool, poolFinalizer) {
 		r.Stores.Close(types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name})
+		poolStoreGauges.forget(types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name})
 		return reconcile.Result{}, nil
 	}
 	var list v1.OrchestrationList
@@ -53,6 +54,7 @@ func (r *workerPoolReconciler) finalize(ctx context.Context, pool *v1.WorkerPool
 		return reconcile.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	r.Stores.Close(types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name})
+	poolStoreGauges.forget(types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name})
 	return reconcile.Result{}, nil
 }
 

@@ -72,6 +72,30 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d "id=x" "$view/pools/def
 [ "$code" = 403 ] || fail "a terminate posted to the read-only view answered $code, want 403"
 echo "listed the 8 samples' instances; the retry timeline shows its failed attempts; actions refused (read-only)"
 
+step "the operator's metrics: refused without a token or the right to read them, served to a metrics reader"
+metrics=https://127.0.0.1:18443/metrics
+code=$(curl -sk -o /dev/null -w '%{http_code}' "$metrics")
+[ "$code" = 401 ] || fail "metrics without a token answered $code, want 401"
+k -n default create serviceaccount e2e-scraper >/dev/null
+k -n default create serviceaccount e2e-nobody >/dev/null
+k create clusterrolebinding e2e-scraper --clusterrole=duroxide-metrics-reader --serviceaccount=default:e2e-scraper >/dev/null
+code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(k -n default create token e2e-nobody)" "$metrics")
+[ "$code" = 403 ] || fail "metrics for a token without the metrics-reader role answered $code, want 403"
+token=$(k -n default create token e2e-scraper)
+completed='duroxide_store_instances{namespace="default",pool="samples",status="completed"}'
+# The samples and their sub-orchestrations; the operator reads the store every --pool-status-interval.
+done_count() { awk -v m="$completed" '$1 == m { print int($2) }' <<<"$body"; }
+for _ in $(seq 1 40); do
+  body=$(curl -fsSk -H "Authorization: Bearer $token" "$metrics") || fail "a metrics reader's scrape failed"
+  [ "$(done_count)" -ge 8 ] 2>/dev/null && break; sleep 1
+done
+grep "^$completed\|^duroxide_operator_status_lag_seconds_count\|^duroxide_operator_start_latency_seconds_count" <<<"$body" || true
+[ "$(done_count)" -ge 8 ] 2>/dev/null || fail "the store's gauges do not count the 8 completed samples: $(grep "^$completed" <<<"$body")"
+for family in duroxide_operator_status_lag_seconds_count duroxide_operator_start_latency_seconds_count 'controller_runtime_reconcile_total{controller="orchestration"'; do
+  grep -q "^$family" <<<"$body" || fail "the operator's metrics lack $family"
+done
+echo "401 without a token, 403 without the role, 200 with it: the pool's store, status lag and start latency are reported"
+
 step "raise an event with kubectl patch"
 approval() {
   cat <<EOT | k apply -f - >/dev/null

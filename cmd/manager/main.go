@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
@@ -26,6 +27,8 @@ import (
 
 type options struct {
 	metricsAddr, probeAddr     string
+	metricsSecure              bool
+	metricsCertDir             string
 	uiAddr                     string
 	leaderElect                bool
 	leaderElectionNamespace    string
@@ -42,7 +45,9 @@ type options struct {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (\"0\" disables it)")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (\"0\" disables it)")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP to anyone")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics endpoint (default: a self-signed certificate)")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.uiAddr, "ui-bind-address", "0", "address of the web view of the pools' stores, /pools/NAMESPACE/NAME/ (\"0\": not served)")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader, so that only one of several replicas reconciles")
@@ -100,6 +105,20 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
+// metricsOptions serve the metrics endpoint as kubebuilder's layout does:
+// HTTPS, each request's bearer token checked with the API server
+// (TokenReview) and authorized for get on /metrics (SubjectAccessReview;
+// config/rbac/metrics_reader_role.yaml grants it).
+func metricsOptions(o options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr}
+	if o.metricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+		m.CertDir = o.metricsCertDir
+	}
+	return m
+}
+
 func run(ctx context.Context, o options, log logr.Logger) error {
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -109,7 +128,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  newScheme(),
 		Cache:                   controllers.CacheOptions(),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "duroxide-operator.duroxide.io",

@@ -22,3 +22,26 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 }
+
+// Metrics are served over HTTPS behind the API server's authentication and
+// authorization unless --metrics-secure=false.
+func TestMetricsOptions(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		secure bool
+		addr   string
+	}{
+		{nil, true, ":8443"},
+		{[]string{"--metrics-secure=false", "--metrics-bind-address=:8080"}, false, ":8080"},
+	} {
+		o, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := metricsOptions(o)
+		if m.SecureServing != tc.secure || (m.FilterProvider != nil) != tc.secure || m.BindAddress != tc.addr {
+			t.Errorf("%v: secure %v, filter %v, address %q; want secure and filtered %v at %q", tc.args, m.SecureServing,
+				m.FilterProvider != nil, m.BindAddress, tc.secure, tc.addr)
+		}
+	}
+}
