@@ -30,5 +30,8 @@
 // from its instance ID, so its turns still form one trace.
 //
 // The runtime's metrics need no interceptor: runtime.Options.MeterProvider
-// (default: the global MeterProvider). docs/observability.md lists both.
+// (default: the global MeterProvider). Store-wide gauges (instance counts,
+// queue depths, backlog by name) come from one process per store: the
+// operator for its WorkerPools, ObserveStore elsewhere.
+// docs/observability.md lists every metric and span.
 package telemetry

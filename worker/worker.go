@@ -32,7 +32,6 @@ type Worker struct {
 
 	metricsRegistry *prometheus.Registry
 	ready           atomic.Bool
-	store           atomic.Pointer[provider.Provider]
 	listening       chan struct{}
 	health          net.Addr
 	metrics         net.Addr
@@ -81,7 +80,6 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err // a configuration error, or ctx ended first: nothing to drain
 	}
 	defer func() { _ = p.Close() }()
-	w.store.Store(&p)
 	rt := runtime.New(p, w.reg, w.runtimeOptions(tel))
 	if err := rt.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start dispatchers: %w", err)

@@ -70,7 +70,7 @@ func TestWorkerRunsReportsAndDrains(t *testing.T) {
 	}
 	<-started
 	body := fetch(t, "http://"+metrics.String()+"/metrics")
-	for _, want := range []string{"duroxide_worker_ready 1", `duroxide_instances{status="completed"} 1`, `duroxide_queue_depth{queue="worker"}`, "go_goroutines"} {
+	for _, want := range []string{"duroxide_worker_ready 1", `duroxide_turns_total{orchestration="UsesSlow",outcome="Completed"} 1`, "go_goroutines"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
 		}
