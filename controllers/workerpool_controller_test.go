@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/internal/metricdocs"
 	"github.com/duroxide/duroxide-go/controllers"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/runtime"
@@ -90,6 +92,19 @@ func TestWorkerPoolCountsInstances(t *testing.T) {
 	} {
 		if got, ok := gathered(t, c.family, c.labels); !ok || got != c.want {
 			t.Errorf("%s%v = %v (found %v), want %v", c.family, c.labels, got, ok, c.want)
+		}
+	}
+	documented, err := metricdocs.Documented("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "duroxide_") && !documented[f.GetName()] {
+			t.Errorf("the operator exports %s, which %s does not document", f.GetName(), metricdocs.Page)
 		}
 	}
 	for _, family := range []string{"duroxide_operator_status_lag_seconds", "duroxide_operator_start_latency_seconds"} {

@@ -12,7 +12,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/duroxide/duroxide-go/internal/metricdocs"
 	"github.com/duroxide/duroxide-go/provider"
+	"github.com/duroxide/duroxide-go/provider/postgres"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/runtime"
 	"github.com/duroxide/duroxide-go/samples"
@@ -29,7 +31,13 @@ func TestWorkerMetricsCountWhatRan(t *testing.T) {
 	samples.Register(reg)
 	w := worker.New(reg, worker.Config{Pool: "p", Schema: store.Schema(), HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	w.Open = func(context.Context) (provider.Provider, error) { return pgtest.OpenSchema(t, store.Schema()), nil }
+	w.Open = func(ctx context.Context) (provider.Provider, error) {
+		p, err := postgres.Open(ctx, pgtest.URL(t), postgres.Options{Schema: store.Schema(), MeterProvider: w.MeterProvider()})
+		if err == nil {
+			t.Cleanup(func() { _ = p.Close() })
+		}
+		return p, err
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -78,9 +86,27 @@ func TestWorkerMetricsCountWhatRan(t *testing.T) {
 		{"duroxide_timer_lateness_seconds", nil, 2},
 		{"duroxide_worker_ready", nil, 1},
 	}
+	// The store's own: its commit batches and history cache, by store.
+	for _, family := range []string{"duroxide_store_batch_size", "duroxide_store_batch_duration_seconds"} {
+		if n, ok := sampleValue(families, family, map[string]string{"store": "postgres", "operation": "commit"}); !ok || n < 1 {
+			t.Errorf("%s: %v batches (found %v), want some", family, n, ok)
+		}
+	}
+	if n, ok := sampleValue(families, "duroxide_store_history_cache_lookups_total", map[string]string{"store": "postgres", "result": "hit"}); !ok || n < 1 {
+		t.Errorf("history cache hits: %v (found %v), want some: every sample's later turns read their history from it", n, ok)
+	}
 	for _, w := range want {
 		if got, ok := sampleValue(families, w.family, w.labels); !ok || got != w.value {
 			t.Errorf("%s%v = %v (found %v), want %v", w.family, w.labels, got, ok, w.value)
+		}
+	}
+	documented, err := metricdocs.Documented("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range families {
+		if strings.HasPrefix(name, "duroxide_") && !documented[metricdocs.Family(name)] {
+			t.Errorf("the worker exports %s, which %s does not document", name, metricdocs.Page)
 		}
 	}
 	for _, absent := range []string{"duroxide_poison_total", "duroxide_nondeterminism_total", "duroxide_lock_losses_total"} {

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
@@ -31,6 +34,7 @@ type Worker struct {
 	Interceptors []runtime.Interceptor
 
 	metricsRegistry *prometheus.Registry
+	meters          atomic.Pointer[sdkmetric.MeterProvider]
 	ready           atomic.Bool
 	listening       chan struct{}
 	health          net.Addr
@@ -45,7 +49,7 @@ func New(reg *runtime.Registry, cfg Config, logger *slog.Logger) *Worker {
 	cfg = cfg.withDefaults()
 	w := &Worker{reg: reg, cfg: cfg, logger: logger, listening: make(chan struct{}), metricsRegistry: prometheus.NewRegistry()}
 	w.Open = func(ctx context.Context) (provider.Provider, error) {
-		return postgres.Open(ctx, cfg.PostgresURL, postgres.Options{Schema: cfg.Schema, Logger: logger})
+		return postgres.Open(ctx, cfg.PostgresURL, postgres.Options{Schema: cfg.Schema, Logger: logger, MeterProvider: w.MeterProvider()})
 	}
 	return w
 }
@@ -63,6 +67,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	w.meters.Store(tel.meters)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -192,6 +197,16 @@ func (w *Worker) serve() (stop func(), err error) {
 			_ = s.Close()
 		}
 	}, nil
+}
+
+// MeterProvider is where the worker's metrics go once Run has started (a
+// no-op provider before): a custom Open passes it to the store it opens,
+// so the store's metrics are served too.
+func (w *Worker) MeterProvider() metric.MeterProvider {
+	if mp := w.meters.Load(); mp != nil {
+		return mp
+	}
+	return noop.NewMeterProvider()
 }
 
 // Addrs returns the health and metrics addresses once they listen (metrics

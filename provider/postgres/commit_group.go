@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -90,8 +91,10 @@ func (p *Provider) commitShared(ctx context.Context, work commitWork) error {
 
 // sendCountedBatch sends batch and counts it, for tests.
 func (p *Provider) sendCountedBatch(batch []*commitRequest) {
+	began := time.Now()
 	p.sendCommitBatch(batch)
 	p.commitBatches.Add(1)
+	p.eng.RecordBatch(context.Background(), "commit", len(batch), time.Since(began))
 }
 
 // sendCommitBatch sends batch's requests in one transaction and answers each.

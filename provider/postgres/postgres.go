@@ -25,6 +25,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
@@ -60,6 +62,9 @@ type Options struct {
 	// histcache.DefaultSize (4096), and never more than histcache.MaxBytes
 	// (64 MiB) of events; negative turns the cache off.
 	HistoryCache int
+	// MeterProvider receives the store's metrics: its commit batches and
+	// history cache (default: the global one, otel.GetMeterProvider).
+	MeterProvider metric.MeterProvider
 }
 
 // ErrSchemaNotFound is Open's error for a missing schema with RequireSchema.
@@ -118,6 +123,9 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 	if err := ValidateSchema(opts.Schema); err != nil {
 		return nil, err
 	}
+	if opts.MeterProvider == nil {
+		opts.MeterProvider = otel.GetMeterProvider()
+	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = time.Second
 	}
@@ -153,7 +161,8 @@ func Open(ctx context.Context, connString string, opts Options) (*Provider, erro
 		closed:      make(chan struct{}), listenerDone: make(chan struct{}),
 		notifier: newNotifier(), notifierDone: make(chan struct{}),
 	}
-	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed})
+	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed,
+		MeterProvider: opts.MeterProvider, Store: "postgres"})
 	p.commits.MaxBatch, p.commits.MaxLeaders = maxCommitBatch, maxCommitLeaders
 	lctx, stop := context.WithCancel(context.Background())
 	p.stopListener = stop

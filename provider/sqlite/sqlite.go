@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/group"
@@ -50,9 +52,15 @@ type Options struct {
 	// never more than histcache.MaxBytes (64 MiB) of events; negative turns
 	// the cache off.
 	HistoryCache int
+	// MeterProvider receives the store's metrics: its write batches and
+	// history cache (default: the global one, otel.GetMeterProvider).
+	MeterProvider metric.MeterProvider
 }
 
 func (o Options) withDefaults() Options {
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
+	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 50 * time.Millisecond
 	}
@@ -160,7 +168,8 @@ func newProvider(ctx context.Context, db *sql.DB, path string, opts Options) (*P
 		writes: newWriteQueue(),
 		closed: make(chan struct{}),
 	}
-	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed})
+	p.eng = storeengine.New(driver{p}, storeengine.Config{HistoryCache: opts.HistoryCache, PollInterval: opts.PollInterval, Closed: p.closed,
+		MeterProvider: opts.MeterProvider, Store: "sqlite"})
 	return p, nil
 }
 

@@ -56,8 +56,10 @@ func (p *Provider) writeTx(ctx context.Context, op string, fn func(tx *txn) erro
 
 // sendWrites commits batch in one transaction and answers each request.
 func (p *Provider) sendWrites(batch []*writeRequest) {
+	began := time.Now()
 	errs := p.commitBatch(batch)
 	p.batches.Add(1)
+	p.eng.RecordBatch(context.Background(), "write", len(batch), time.Since(began))
 	// Prepared with no connection held, for the next transactions.
 	p.stmts.prepareWanted(context.Background())
 	for i, req := range batch {

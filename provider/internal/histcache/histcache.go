@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -36,6 +37,28 @@ type Cache struct {
 	lru      *lru.Cache[string, entry]
 	bytes    int64 // of the entries held; changed under mu (evictions happen under it too)
 	maxBytes int64
+	// hits and misses count lookups (Known, Latest, Turn); evictions, the entries
+	// dropped to make room.
+	hits, misses, evictions atomic.Int64
+}
+
+// Counts returns how many lookups found what they asked for, how many did
+// not, and how many entries were evicted to make room, since New.
+func (c *Cache) Counts() (hits, misses, evictions int64) {
+	if c == nil {
+		return 0, 0, 0
+	}
+	return c.hits.Load(), c.misses.Load(), c.evictions.Load()
+}
+
+// counted counts a lookup's outcome and returns it.
+func (c *Cache) counted(ok bool) bool {
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return ok
 }
 
 type entry struct {
@@ -80,10 +103,13 @@ func (c *Cache) put(instance string, e entry) {
 	if e.bytes > c.maxBytes/4 {
 		return
 	}
-	c.lru.Add(instance, e)
+	if c.lru.Add(instance, e) {
+		c.evictions.Add(1)
+	}
 	c.bytes += e.bytes
 	for c.bytes > c.maxBytes {
 		c.lru.RemoveOldest()
+		c.evictions.Add(1)
 	}
 }
 
@@ -114,7 +140,7 @@ func (c *Cache) Known(instance string, execution int64) (events []provider.Event
 		return nil, 0, "", false
 	}
 	e, ok := c.lru.Get(instance)
-	if !ok || e.execution != execution || len(e.events) == 0 {
+	if !c.counted(ok && e.execution == execution && len(e.events) > 0) {
 		return nil, 0, "", false
 	}
 	return slices.Clip(e.events), e.incarnation, e.last, true
@@ -127,7 +153,7 @@ func (c *Cache) Latest(instance string) (events []provider.Event, incarnation, e
 		return nil, 0, 0, false
 	}
 	e, ok := c.lru.Get(instance)
-	if !ok || len(e.events) == 0 {
+	if !c.counted(ok && len(e.events) > 0) {
 		return nil, 0, 0, false
 	}
 	return slices.Clip(e.events), e.incarnation, e.execution, true

@@ -22,7 +22,7 @@ func (c *Cache) Turn(instance string, execution int64, msg provider.WorkItem) *p
 		return nil
 	}
 	e, ok := c.lru.Get(instance)
-	if !ok || e.execution != execution || e.incarnation == 0 || !e.customKnown || len(e.events) == 0 {
+	if !c.counted(ok && e.execution == execution && e.incarnation != 0 && e.customKnown && len(e.events) > 0) {
 		return nil
 	}
 	first, last := e.events[0], e.events[len(e.events)-1]

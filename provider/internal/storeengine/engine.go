@@ -14,12 +14,14 @@
 //
 // A driver holds only storage: typed operations on its tables, each atomic.
 //
-// It imports provider and provider/internal/{encode, histcache, wake} only;
-// the stores import it, never the reverse.
+// It imports provider, provider/internal/{encode, histcache, wake} and the
+// OpenTelemetry metric API only; the stores import it, never the reverse.
 package storeengine
 
 import (
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/internal/encode"
@@ -35,6 +37,10 @@ type Config struct {
 	PollInterval time.Duration
 	// Closed is closed when the store closes: polls end then.
 	Closed <-chan struct{}
+	// MeterProvider receives the store's metrics (nil: none); Store names
+	// the store in them.
+	MeterProvider metric.MeterProvider
+	Store         string
 }
 
 // Engine implements the shared part of a store over its Driver. Its fields
@@ -60,6 +66,8 @@ type Engine struct {
 	// gate says when a fetch must look for ready work rather than take due
 	// timers by name.
 	gate *wake.ScanGate
+
+	metrics *storeMetrics
 }
 
 // New returns an engine over d.
@@ -70,6 +78,7 @@ func New(d Driver, cfg Config) *Engine {
 		OrchestratorWork: wake.NewSignal(), WorkerWork: wake.NewSignal(), StatusChanged: wake.NewSignal(),
 	}
 	e.gate = wake.NewScanGate(e.OrchestratorWork, cfg.PollInterval)
+	e.metrics = e.newStoreMetrics(cfg.MeterProvider, cfg.Store)
 	return e
 }
 

@@ -1,0 +1,44 @@
+// Package metricdocs reads the metric names docs/observability.md
+// documents, for the tests that keep that page, the dashboards and alerts
+// in config/monitoring, and what the worker and the operator export in
+// step. It imports the standard library only.
+package metricdocs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Page is the documentation page, relative to the repository root.
+const Page = "docs/observability.md"
+
+// tableName is a metric's name in the first column of one of the page's tables.
+var tableName = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|")
+
+// Documented returns the metric names the page's tables list. root is the
+// repository root.
+func Documented(root string) (map[string]bool, error) {
+	b, err := os.ReadFile(filepath.Join(root, Page))
+	if err != nil {
+		return nil, fmt.Errorf("read the metrics page: %w", err)
+	}
+	names := map[string]bool{}
+	for _, m := range tableName.FindAllSubmatch(b, -1) {
+		names[string(m[1])] = true
+	}
+	return names, nil
+}
+
+// Family is the metric a series name belongs to: a histogram's _bucket,
+// _sum and _count series belong to the histogram.
+func Family(series string) string {
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(series, suffix); ok {
+			return base
+		}
+	}
+	return series
+}
