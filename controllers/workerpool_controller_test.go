@@ -20,8 +20,8 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
-	"github.com/duroxide/duroxide-go/internal/metricdocs"
 	"github.com/duroxide/duroxide-go/controllers"
+	"github.com/duroxide/duroxide-go/internal/metricdocs"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/runtime"
 )
