@@ -131,7 +131,6 @@ func testOneTrace(t *testing.T, open func() provider.Provider) {
 	firstSpans := len(spans.GetSpans())
 
 	second := startProcess(t, "second", open, reg, spans)
-	defer second.stop(t)
 	client := runtime.NewClient(second.store, runtime.ClientInterceptors(second.tracing))
 	if err := client.RaiseEvent(ctx, "traced", "go", nil); err != nil {
 		t.Fatal(err)
@@ -140,6 +139,9 @@ func testOneTrace(t *testing.T, open func() provider.Provider) {
 	if err != nil || st.Status != runtime.StatusCompleted {
 		t.Fatalf("instance: %+v, %v", st, err)
 	}
+	// A turn's span ends after its commit, which Wait may see first:
+	// stopping the runtime waits for its turns.
+	second.stop(t)
 	checkTrace(t, spans.GetSpans(), firstSpans)
 }
 
