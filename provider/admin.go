@@ -26,7 +26,10 @@ type Admin interface {
 	StartQueued(ctx context.Context, req InstanceRequest) (bool, error)
 	// GetExecutionInfo describes one execution; an unknown one gets ErrNotFound.
 	GetExecutionInfo(ctx context.Context, req ExecutionRequest) (ExecutionInfo, error)
-	// GetSystemMetrics counts instances by status, executions and history events.
+	// GetSystemMetrics counts instances by status, executions and history
+	// events. It must stay cheap however large the store (tools and the
+	// operator call it periodically): a store may keep the counts as it
+	// writes, and may estimate the executions and events of a large store.
 	GetSystemMetrics(ctx context.Context) (SystemMetrics, error)
 	// GetQueueDepths counts queued messages.
 	GetQueueDepths(ctx context.Context) (QueueDepths, error)
@@ -221,7 +224,9 @@ type SystemMetrics struct {
 	Terminated int64
 	// Pending counts queued starts of instances that do not exist yet
 	// (not in TotalInstances).
-	Pending         int64
+	Pending int64
+	// TotalExecutions and TotalEvents are exact on SQLite; PostgreSQL counts
+	// tables under 10,000 rows and reads its planner's estimate of larger ones.
 	TotalExecutions int64
 	TotalEvents     int64
 }
