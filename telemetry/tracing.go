@@ -51,19 +51,16 @@ type tracing struct {
 
 // Attribute keys of the spans.
 const (
-	AttrInstance    = attribute.Key("duroxide.instance")
-	AttrExecution   = attribute.Key("duroxide.execution")
-	AttrName        = attribute.Key("duroxide.name")
-	AttrVersion     = attribute.Key("duroxide.version")
-	AttrReplayed    = attribute.Key("duroxide.replayed")
-	AttrAttempt     = attribute.Key("duroxide.attempt")
-	AttrStatus      = attribute.Key("duroxide.status")
-	AttrActivityID  = attribute.Key("duroxide.activity_id")
-	AttrLocal       = attribute.Key("duroxide.local")
-	AttrDeclined    = attribute.Key("duroxide.declined")
-	AttrScheduled   = "duroxide.scheduled"
-	AttrTarget      = attribute.Key("duroxide.target")
-	AttrRetryNumber = attribute.Key("duroxide.retry_attempt")
+	AttrInstance   = attribute.Key("duroxide.instance")
+	AttrExecution  = attribute.Key("duroxide.execution")
+	AttrName       = attribute.Key("duroxide.name")
+	AttrVersion    = attribute.Key("duroxide.version")
+	AttrReplayed   = attribute.Key("duroxide.replayed")
+	AttrAttempt    = attribute.Key("duroxide.attempt")
+	AttrStatus     = attribute.Key("duroxide.status")
+	AttrActivityID = attribute.Key("duroxide.activity_id")
+	AttrLocal      = attribute.Key("duroxide.local")
+	AttrDeclined   = attribute.Key("duroxide.declined")
 )
 
 func (t *tracing) InterceptClient(ctx context.Context, call *runtime.ClientCall, next func(context.Context) error) error {
@@ -108,27 +105,21 @@ func (t *tracing) InterceptActivity(ctx context.Context, call *runtime.ActivityC
 	return ended(span, next(ctx))
 }
 
-// InterceptSchedule records the turn's span context with the work, and
-// notes the decision on the turn's span. The execution that follows a
-// continue-as-new keeps its predecessor's parent (the instance's start),
-// so an eternal orchestration's turns stay one level deep, and links its
-// first turn to the turn that continued it.
+// InterceptSchedule records the turn's span context with the work. The
+// execution that follows a continue-as-new keeps its predecessor's parent
+// (the instance's start), so an eternal orchestration's turns stay one
+// level deep, and links its first turn to the turn that continued it.
 func (t *tracing) InterceptSchedule(ctx context.Context, s *runtime.Scheduled) {
 	if s.Kind == runtime.ScheduleContinueAsNew {
 		s.Headers = t.withPrevious(ctx, s.Headers)
-	} else {
-		for k := range s.Headers {
-			if strings.HasPrefix(k, previousPrefix) {
-				delete(s.Headers, k)
-			}
+		return
+	}
+	for k := range s.Headers {
+		if strings.HasPrefix(k, previousPrefix) {
+			delete(s.Headers, k)
 		}
-		s.Headers = t.inject(ctx, s.Headers)
 	}
-	span := trace.SpanFromContext(ctx)
-	if span.IsRecording() {
-		span.AddEvent(AttrScheduled, trace.WithAttributes(attribute.String("kind", string(s.Kind)),
-			AttrName.String(s.Name), AttrTarget.String(s.Target), AttrRetryNumber.Int(s.Attempt)))
-	}
+	s.Headers = t.inject(ctx, s.Headers)
 }
 
 // inject writes ctx's span context into headers (a new map when nil).

@@ -44,6 +44,7 @@ type config struct {
 	pgConns              int
 	verbose              bool
 	keep                 bool
+	interceptors         []runtime.Interceptor
 }
 
 func main() {
@@ -65,7 +66,13 @@ func main() {
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
 	flag.BoolVar(&c.keep, "keep", false, "keep each scenario's schema or file, to inspect it afterwards")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	instrumented := flag.Bool("telemetry", false, "run with metrics recorded (OpenTelemetry SDK) and every span traced (exported nowhere)")
 	flag.Parse()
+	if *instrumented {
+		var stop func()
+		c.interceptors, stop = instrumentation()
+		defer stop()
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -183,7 +190,7 @@ func runOnStore(ctx context.Context, c config, st store, prov string, tuned bool
 	}
 	reg := runtime.NewRegistry()
 	registerBenchCode(reg)
-	opts := runtime.Options{Logger: logger}
+	opts := runtime.Options{Logger: logger, Interceptors: c.interceptors}
 	if tuned {
 		opts.OrchestrationConcurrency, opts.ActivityConcurrency = c.orchConcurrency, c.actConcurrency
 		opts.PollTimeout = 2 * time.Second

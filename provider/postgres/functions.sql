@@ -1,4 +1,4 @@
--- duroxide:generation 1
+-- duroxide:generation 2
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -234,20 +234,38 @@ BEGIN
              AS u(inst, cur, ch, name, version, ex, cs, cv)
         WHERE i.instance_id = u.inst AND u.cur IS NOT NULL;
     END IF;
+    -- Each write of an execution's status moves the instance counts
+    -- (status_counts): from what it was (read in RETURNING, which sees the
+    -- table as before the statement), or, for a new execution, from the
+    -- status of the one it follows.
     IF array_remove(p_statuses, NULL) <> '{}' THEN
-        INSERT INTO executions AS e (instance_id, execution_id, status, output, started_at, completed_at)
-        SELECT u.inst, u.ex, u.status, u.output, v_now, CASE WHEN u.status <> 'Running' THEN v_now END
-        FROM unnest(v_instances, p_executions, p_statuses, p_outputs) AS u(inst, ex, status, output)
-        WHERE u.status IS NOT NULL
-        ON CONFLICT ON CONSTRAINT executions_pkey DO UPDATE
-        SET status = excluded.status, output = excluded.output, completed_at = excluded.completed_at;
+        WITH written AS (
+            INSERT INTO executions AS e (instance_id, execution_id, status, output, started_at, completed_at)
+            SELECT u.inst, u.ex, u.status, u.output, v_now, CASE WHEN u.status <> 'Running' THEN v_now END
+            FROM unnest(v_instances, p_executions, p_statuses, p_outputs) AS u(inst, ex, status, output)
+            WHERE u.status IS NOT NULL
+            ON CONFLICT ON CONSTRAINT executions_pkey DO UPDATE
+            SET status = excluded.status, output = excluded.output, completed_at = excluded.completed_at
+            RETURNING e.status,
+                (SELECT o.status FROM executions o WHERE o.instance_id = e.instance_id AND o.execution_id = e.execution_id) AS was,
+                (SELECT o.status FROM executions o WHERE o.instance_id = e.instance_id AND o.execution_id = e.execution_id - 1) AS followed)
+        INSERT INTO status_counts (status, n)
+        SELECT c.status, sum(c.n) FROM written w
+        CROSS JOIN LATERAL (VALUES (w.status, 1), (COALESCE(w.was, w.followed), -1)) AS c(status, n)
+        WHERE c.status IS NOT NULL GROUP BY c.status HAVING sum(c.n) <> 0;
     END IF;
     IF true = ANY (v_new_execs) THEN
-        INSERT INTO executions (instance_id, execution_id, status, started_at)
-        SELECT u.inst, u.ex, 'Running', v_now
-        FROM unnest(v_instances, p_executions, p_statuses, v_new_execs) AS u(inst, ex, status, new)
-        WHERE u.new AND u.status IS NULL
-        ON CONFLICT DO NOTHING;
+        WITH opened AS (
+            INSERT INTO executions AS e (instance_id, execution_id, status, started_at)
+            SELECT u.inst, u.ex, 'Running', v_now
+            FROM unnest(v_instances, p_executions, p_statuses, v_new_execs) AS u(inst, ex, status, new)
+            WHERE u.new AND u.status IS NULL
+            ON CONFLICT DO NOTHING
+            RETURNING (SELECT o.status FROM executions o WHERE o.instance_id = e.instance_id AND o.execution_id = e.execution_id - 1) AS followed)
+        INSERT INTO status_counts (status, n)
+        SELECT c.status, sum(c.n) FROM opened o
+        CROSS JOIN LATERAL (VALUES ('Running', 1), (o.followed, -1)) AS c(status, n)
+        WHERE c.status IS NOT NULL GROUP BY c.status HAVING sum(c.n) <> 0;
     END IF;
     IF cardinality(p_event_ids) > 0 THEN
         INSERT INTO history (instance_id, execution_id, event_id, event_type, event_data, created_at)
@@ -496,6 +514,27 @@ CREATE FUNCTION dx_descendants(p_root TEXT) RETURNS TABLE (instance_id TEXT, dep
     SELECT id, min(depth)::INT FROM tree GROUP BY id
 $$;
 
+-- dx_delete_executions deletes every execution of the instances p_ids and
+-- counts each instance's newest out of status_counts; it returns how many
+-- executions it deleted.
+CREATE FUNCTION dx_delete_executions(p_ids TEXT[]) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    v_rows BIGINT;
+BEGIN
+    WITH gone AS (
+        DELETE FROM executions e WHERE e.instance_id = ANY (p_ids)
+        RETURNING e.instance_id, e.execution_id, e.status
+    ), counted AS (
+        INSERT INTO status_counts (status, n)
+        SELECT newest.status, -count(*) FROM (
+            SELECT DISTINCT ON (g.instance_id) g.status FROM gone g ORDER BY g.instance_id, g.execution_id DESC
+        ) newest GROUP BY newest.status
+    )
+    SELECT count(*) INTO v_rows FROM gone;
+    RETURN v_rows;
+END;
+$$;
+
 -- A forced delete of a sub-orchestration is refused while its parent runs:
 -- the parent waits for the child and would never hear from it again.
 
@@ -537,8 +576,7 @@ BEGIN
     END IF;
     DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
     GET DIAGNOSTICS v_rows = ROW_COUNT; events_deleted := events_deleted + v_rows;
-    DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);
-    GET DIAGNOSTICS v_rows = ROW_COUNT; executions_deleted := executions_deleted + v_rows;
+    executions_deleted := executions_deleted + dx_delete_executions(v_ids);
     DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
     GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
     DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
@@ -736,7 +774,7 @@ BEGIN
                 DETAIL = json_build_object('status', v_holder.status, 'owner', COALESCE(v_holder.owner, ''), 'why', v_why)::text;
         END IF;
         DELETE FROM history h WHERE h.instance_id = ANY (v_ids);
-        DELETE FROM executions e WHERE e.instance_id = ANY (v_ids);
+        PERFORM dx_delete_executions(v_ids);
         DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
         DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
         DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);

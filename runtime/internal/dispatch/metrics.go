@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -18,6 +19,10 @@ const meterName = "github.com/duroxide/duroxide-go/runtime"
 // code (orchestration, activity) and small enums, never instance IDs, so
 // the series stay few.
 type metrics struct {
+	// sets caches the attribute sets of the measurements, by their values:
+	// building one allocates, and the same few recur on every turn.
+	sets sync.Map // attrKey -> metric.MeasurementOption
+
 	turns            metric.Int64Counter
 	turnDuration     metric.Float64Histogram
 	activities       metric.Int64Counter
@@ -69,26 +74,41 @@ func histogram(m metric.Meter, name, desc string, buckets metric.HistogramOption
 	return h
 }
 
-func attrs(kv ...attribute.KeyValue) metric.MeasurementOption {
-	return metric.WithAttributeSet(attribute.NewSet(kv...))
+// attrKey names an attribute set: up to two key-value pairs.
+type attrKey struct{ k1, v1, k2, v2 string }
+
+// attrs returns the measurement option of the attributes k1=v1 and, when
+// k2 is set, k2=v2, built once per distinct set.
+func (m *metrics) attrs(k1, v1, k2, v2 string) metric.MeasurementOption {
+	key := attrKey{k1, v1, k2, v2}
+	if o, ok := m.sets.Load(key); ok {
+		return o.(metric.MeasurementOption)
+	}
+	kv := []attribute.KeyValue{attribute.String(k1, v1)}
+	if k2 != "" {
+		kv = append(kv, attribute.String(k2, v2))
+	}
+	o, _ := m.sets.LoadOrStore(key, metric.WithAttributeSet(attribute.NewSet(kv...)))
+	return o.(metric.MeasurementOption)
 }
 
 // turnDone records a turn that ran: outcome is the status it committed,
 // "declined" (a fast path's turn, run again) or "error" (handed back).
 func (m *metrics) turnDone(ctx context.Context, orchestration string, outcome string, took time.Duration) {
-	m.turns.Add(ctx, 1, attrs(attribute.String("orchestration", orchestration), attribute.String("outcome", outcome)))
-	m.turnDuration.Record(ctx, took.Seconds(), attrs(attribute.String("orchestration", orchestration)))
+	m.turns.Add(ctx, 1, m.attrs("orchestration", orchestration, "outcome", outcome))
+	m.turnDuration.Record(ctx, took.Seconds(), m.attrs("orchestration", orchestration, "", ""))
 }
 
 func (m *metrics) activityDone(ctx context.Context, name, outcome string, took time.Duration) {
-	m.activities.Add(ctx, 1, attrs(attribute.String("activity", name), attribute.String("outcome", outcome)))
-	m.activityDuration.Record(ctx, took.Seconds(), attrs(attribute.String("activity", name), attribute.String("outcome", outcome)))
+	set := m.attrs("activity", name, "outcome", outcome)
+	m.activities.Add(ctx, 1, set)
+	m.activityDuration.Record(ctx, took.Seconds(), set)
 }
 
 // activityStarted records how long a queued activity waited for a worker.
 func (m *metrics) activityStarted(ctx context.Context, item provider.WorkItem, now time.Time) {
 	if item.Time > 0 {
-		m.scheduleToStart.Record(ctx, max(now.Sub(time.UnixMilli(item.Time)).Seconds(), 0), attrs(attribute.String("activity", item.Name)))
+		m.scheduleToStart.Record(ctx, max(now.Sub(time.UnixMilli(item.Time)).Seconds(), 0), m.attrs("activity", item.Name, "", ""))
 	}
 }
 
@@ -102,21 +122,21 @@ func (m *metrics) timersDelivered(ctx context.Context, messages []provider.WorkI
 }
 
 func (m *metrics) poisoned(ctx context.Context, kind string) {
-	m.poison.Add(ctx, 1, attrs(attribute.String("kind", kind)))
+	m.poison.Add(ctx, 1, m.attrs("kind", kind, "", ""))
 }
 
 func (m *metrics) nondeterministic(ctx context.Context, orchestration string) {
-	m.nondeterminism.Add(ctx, 1, attrs(attribute.String("orchestration", orchestration)))
+	m.nondeterminism.Add(ctx, 1, m.attrs("orchestration", orchestration, "", ""))
 }
 
 func (m *metrics) stalled(ctx context.Context, kind string, class provider.ErrorClass) {
-	m.stalls.Add(ctx, 1, attrs(attribute.String("kind", kind), attribute.String("class", string(class))))
+	m.stalls.Add(ctx, 1, m.attrs("kind", kind, "class", string(class)))
 }
 
 func (m *metrics) lockLost(ctx context.Context, kind string) {
-	m.lockLosses.Add(ctx, 1, attrs(attribute.String("kind", kind)))
+	m.lockLosses.Add(ctx, 1, m.attrs("kind", kind, "", ""))
 }
 
 func (m *metrics) retried(ctx context.Context, activity string) {
-	m.retries.Add(ctx, 1, attrs(attribute.String("activity", activity)))
+	m.retries.Add(ctx, 1, m.attrs("activity", activity, "", ""))
 }

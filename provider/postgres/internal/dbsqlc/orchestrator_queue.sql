@@ -31,11 +31,17 @@ FOR UPDATE OF i;
 INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES (@instance_id, @work_item, now());
 
 -- A rewind opens the instance's next execution at once, so that its status
--- reads Running from the moment the rewind is queued.
+-- reads Running from the moment the rewind is queued; the instance counts
+-- move from the failed execution's status to Running (status_counts).
 -- name: RewindOpenExecution :exec
 WITH opened AS (
-    INSERT INTO executions (instance_id, execution_id, status, started_at)
+    INSERT INTO executions AS e (instance_id, execution_id, status, started_at)
     VALUES (@instance_id, @execution_id, 'Running', now())
+    RETURNING (SELECT o.status FROM executions o WHERE o.instance_id = e.instance_id AND o.execution_id = e.execution_id - 1) AS followed
+), counted AS (
+    INSERT INTO status_counts (status, n)
+    SELECT c.status, c.n FROM opened o CROSS JOIN LATERAL (VALUES ('Running', 1), (o.followed, -1)) AS c(status, n)
+    WHERE c.status IS NOT NULL
 )
 UPDATE instances i SET current_execution_id = @execution_id, status_seq = nextval('status_seq'),
     status_xid = pg_current_xact_id()::TEXT::BIGINT, updated_at = now()

@@ -96,8 +96,13 @@ func (q *Queries) RewindEnqueue(ctx context.Context, db DBTX, arg RewindEnqueueP
 
 const rewindOpenExecution = `-- name: RewindOpenExecution :exec
 WITH opened AS (
-    INSERT INTO executions (instance_id, execution_id, status, started_at)
+    INSERT INTO executions AS e (instance_id, execution_id, status, started_at)
     VALUES ($2, $1, 'Running', now())
+    RETURNING (SELECT o.status FROM executions o WHERE o.instance_id = e.instance_id AND o.execution_id = e.execution_id - 1) AS followed
+), counted AS (
+    INSERT INTO status_counts (status, n)
+    SELECT c.status, c.n FROM opened o CROSS JOIN LATERAL (VALUES ('Running', 1), (o.followed, -1)) AS c(status, n)
+    WHERE c.status IS NOT NULL
 )
 UPDATE instances i SET current_execution_id = $1, status_seq = nextval('status_seq'),
     status_xid = pg_current_xact_id()::TEXT::BIGINT, updated_at = now()
@@ -110,7 +115,8 @@ type RewindOpenExecutionParams struct {
 }
 
 // A rewind opens the instance's next execution at once, so that its status
-// reads Running from the moment the rewind is queued.
+// reads Running from the moment the rewind is queued; the instance counts
+// move from the failed execution's status to Running (status_counts).
 func (q *Queries) RewindOpenExecution(ctx context.Context, db DBTX, arg RewindOpenExecutionParams) error {
 	_, err := db.Exec(ctx, rewindOpenExecution, arg.ExecutionID, arg.InstanceID)
 	return err
