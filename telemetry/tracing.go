@@ -81,10 +81,16 @@ func (t *tracing) InterceptTurn(ctx context.Context, turn *runtime.TurnInfo, nex
 			links = append(links, trace.Link{SpanContext: prev, Attributes: []attribute.KeyValue{attribute.String("duroxide.link", "continued from")}})
 		}
 	}
+	attrs := []attribute.KeyValue{AttrInstance.String(turn.Instance), AttrExecution.Int64(turn.ExecutionID),
+		AttrName.String(turn.Orchestration), AttrReplayed.Int(turn.Replayed)}
+	if turn.Version != "" {
+		attrs = append(attrs, AttrVersion.String(turn.Version))
+	}
+	if turn.Attempt > 1 {
+		attrs = append(attrs, AttrAttempt.Int(turn.Attempt))
+	}
 	ctx, span := t.tracer.Start(ctx, "turn "+turn.Orchestration, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
-		trace.WithAttributes(AttrInstance.String(turn.Instance), AttrExecution.Int64(turn.ExecutionID),
-			AttrName.String(turn.Orchestration), AttrVersion.String(turn.Version),
-			AttrReplayed.Int(turn.Replayed), AttrAttempt.Int(turn.Attempt)))
+		trace.WithAttributes(attrs...))
 	defer span.End()
 	err := next(ctx)
 	if errors.Is(err, runtime.ErrTurnDeclined) {

@@ -66,11 +66,15 @@ func main() {
 	flag.BoolVar(&c.verbose, "v", false, "log the runtime to stderr")
 	flag.BoolVar(&c.keep, "keep", false, "keep each scenario's schema or file, to inspect it afterwards")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	instrumented := flag.Bool("telemetry", false, "run with metrics recorded (OpenTelemetry SDK) and every span traced (exported nowhere)")
+	instrumented := flag.String("telemetry", "", `"metrics": record the metrics with the OpenTelemetry SDK; "traces": and trace every span (exported nowhere); "traces10": one instance in ten`)
 	flag.Parse()
-	if *instrumented {
+	if *instrumented != "" {
 		var stop func()
-		c.interceptors, stop = instrumentation()
+		var err error
+		if c.interceptors, stop, err = instrumentation(*instrumented); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
 		defer stop()
 	}
 	if *cpuProfile != "" {

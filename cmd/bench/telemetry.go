@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -11,21 +12,32 @@ import (
 	"github.com/duroxide/duroxide-go/telemetry"
 )
 
-// instrumentation turns on what a production worker runs with: the OTel
-// SDK's meter provider as the global one (the runtime and the stores
-// record into it; a reader collects it as a scrape would) and the tracing
-// interceptor on an SDK tracer provider that samples every span and
-// batches it to an exporter that drops it. It returns the interceptors to
-// run with and a function that stops it all.
-func instrumentation() (interceptors []runtime.Interceptor, stop func()) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+// instrumentation turns on what a production worker runs with. "metrics":
+// the OTel SDK's meter provider as the global one (the runtime and the
+// stores record into it; a reader collects it as a scrape would).
+// "traces": that, and the tracing interceptor on an SDK tracer provider
+// that samples every span and batches it to an exporter that drops it;
+// "traces10": the same sampling one instance in ten (parent-based, so an
+// instance's spans are kept or dropped together). It returns the
+// interceptors to run with and a function that stops it all.
+func instrumentation(level string) (interceptors []runtime.Interceptor, stop func(), err error) {
+	sampler := map[string]sdktrace.Sampler{"metrics": nil, "traces": sdktrace.AlwaysSample(),
+		"traces10": sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1))}
+	s, ok := sampler[level]
+	if !ok {
+		return nil, nil, fmt.Errorf("-telemetry %q: want metrics, traces or traces10", level)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	otel.SetMeterProvider(mp)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(discard{}))
+	stop = func() { _ = mp.Shutdown(context.Background()) }
+	if s == nil {
+		return nil, stop, nil
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(s), sdktrace.WithBatcher(discard{}))
 	return []runtime.Interceptor{telemetry.Tracing(telemetry.WithTracerProvider(tp))}, func() {
 		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	}
+		stop()
+	}, nil
 }
 
 // discard is a span exporter that drops what it is given.
