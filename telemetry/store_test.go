@@ -65,7 +65,7 @@ func collect(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 	out := map[string]float64{}
 	key := func(name string, set attribute.Set) string {
 		for _, kv := range set.ToSlice() {
-			name += "|" + string(kv.Key) + "=" + kv.Value.Emit()
+			name += "|" + string(kv.Key) + "=" + kv.Value.String()
 		}
 		return name
 	}
