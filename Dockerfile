@@ -2,11 +2,13 @@
 # and `--target sample-worker`. `make images` builds the same images without Docker.
 FROM golang:1.26 AS build
 WORKDIR /src
-# The library and the operator's modules (api, controllers, cmd/manager), built together by go.work.
+# The library and its other modules (api, controllers, cmd/manager, otlp, cmd/sample-worker), built together by go.work.
 COPY go.work go.mod go.sum ./
 COPY api/go.mod api/go.sum api/
 COPY controllers/go.mod controllers/go.sum controllers/
 COPY cmd/manager/go.mod cmd/manager/go.sum cmd/manager/
+COPY otlp/go.mod otlp/go.sum otlp/
+COPY cmd/sample-worker/go.mod cmd/sample-worker/go.sum cmd/sample-worker/
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/manager ./cmd/manager && \

@@ -5,11 +5,12 @@ STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CONTROLLER_GEN ?= sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GOTESTFLAGS   ?= -race -count=1 -timeout 20m
 BIN           := bin
-# The library is the root module; the operator's half (api, controllers, cmd/manager) are
-# modules of their own, so a library user's module graph has no Kubernetes in it. go.work
-# builds them together; `./...` alone stops at a nested module's folder.
-MODULES       := . api controllers cmd/manager
-PKGS          := ./... ./api/... ./controllers/... ./cmd/manager/...
+# The library is the root module; the operator's half (api, controllers, cmd/manager) and the
+# OTLP exporters (otlp, cmd/sample-worker) are modules of their own, so a library user's module
+# graph has no Kubernetes or gRPC in it. go.work builds them together; `./...` alone stops at a
+# nested module's folder.
+MODULES       := . api controllers cmd/manager otlp cmd/sample-worker
+PKGS          := ./... ./api/... ./controllers/... ./cmd/manager/... ./otlp/... ./cmd/sample-worker/...
 
 
 .PHONY: mod-check sqlc-check vet-samples test-examples test-fast

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -19,25 +16,17 @@ import (
 	"github.com/duroxide/duroxide-go/telemetry"
 )
 
-// The OpenTelemetry variables that turn on OTLP export; the exporters read
-// the rest of the standard OTEL_EXPORTER_OTLP_* settings themselves.
-const (
-	envOTLPEndpoint        = "OTEL_EXPORTER_OTLP_ENDPOINT"
-	envOTLPTracesEndpoint  = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-	envOTLPMetricsEndpoint = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
-)
-
-// telemetry is what a worker reports through: the runtime's metrics on
-// the worker's Prometheus registry (and OTLP when configured), and spans
-// through OTLP when configured.
+// workerTelemetry is what a worker reports through: the runtime's and the
+// store's metrics on the worker's Prometheus registry and the readers
+// Exporters adds, and spans when Exporters gives a span exporter.
 type workerTelemetry struct {
 	meters       *sdkmetric.MeterProvider
 	tracer       *sdktrace.TracerProvider // nil: tracing off
 	interceptors []runtime.Interceptor
 }
 
-// newTelemetry builds the worker's meter provider on reg and, when the
-// environment names an OTLP endpoint, its OTLP exporters.
+// newTelemetry builds the worker's meter provider on reg, with what
+// w.Exporters adds.
 func (w *Worker) newTelemetry(ctx context.Context, reg prometheus.Registerer) (*workerTelemetry, error) {
 	res, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK(),
 		resource.WithAttributes(attribute.String("service.name", "duroxide-worker"),
@@ -49,30 +38,24 @@ func (w *Worker) newTelemetry(ctx context.Context, reg prometheus.Registerer) (*
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
-	readers := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(prom)}
-	if otlpFor(envOTLPMetricsEndpoint) {
-		exp, err := otlpmetrichttp.New(ctx)
+	opts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(prom)}
+	var spans sdktrace.SpanExporter
+	if w.Exporters != nil {
+		readers, exporter, err := w.Exporters(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("OTLP metrics exporter: %w", err)
+			return nil, fmt.Errorf("telemetry exporters: %w", err)
 		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+		for _, r := range readers {
+			opts = append(opts, sdkmetric.WithReader(r))
+		}
+		spans = exporter
 	}
-	t := &workerTelemetry{meters: sdkmetric.NewMeterProvider(readers...)}
-	if otlpFor(envOTLPTracesEndpoint) {
-		exp, err := otlptracehttp.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
-		}
-		t.tracer = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(exp))
+	t := &workerTelemetry{meters: sdkmetric.NewMeterProvider(opts...)}
+	if spans != nil {
+		t.tracer = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(spans))
 		t.interceptors = append(t.interceptors, telemetry.Tracing(telemetry.WithTracerProvider(t.tracer)))
 	}
 	return t, nil
-}
-
-// otlpFor reports whether OTLP export is configured for a signal: its own
-// endpoint variable or the common one is set.
-func otlpFor(signalEnv string) bool {
-	return os.Getenv(envOTLPEndpoint) != "" || os.Getenv(signalEnv) != ""
 }
 
 // shutdown flushes what the exporters hold.

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
@@ -30,8 +31,14 @@ type Worker struct {
 	// postgres.ErrInvalidConnString or postgres.ErrInvalidSchema, which it returns.
 	Open func(ctx context.Context) (provider.Provider, error)
 	// Interceptors wrap the runtime's turns and activities after the
-	// worker's own (tracing, when OTLP export is configured).
+	// worker's own (tracing, when Exporters gives a span exporter).
 	Interceptors []runtime.Interceptor
+	// Exporters supplies OpenTelemetry exporters beyond the Prometheus
+	// endpoint (default none): metric readers, and a span exporter, which
+	// turns tracing on (telemetry.Tracing). The otlp module's FromEnv
+	// exports over OTLP when the standard OTEL_EXPORTER_OTLP_* variables
+	// are set; cmd/sample-worker uses it.
+	Exporters func(ctx context.Context) (metrics []sdkmetric.Reader, spans sdktrace.SpanExporter, err error)
 
 	metricsRegistry *prometheus.Registry
 	meters          atomic.Pointer[sdkmetric.MeterProvider]

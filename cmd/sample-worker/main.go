@@ -1,6 +1,8 @@
 // Command sample-worker is a WorkerPool worker that runs the demo
 // orchestrations (package samples). It takes its settings from the
-// environment a WorkerPool sets (see package worker); outside a cluster:
+// environment a WorkerPool sets (see package worker), and exports metrics
+// and spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (package
+// otlp); outside a cluster:
 //
 //	DUROXIDE_POSTGRES_URL=postgres://... sample-worker
 package main
@@ -13,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/duroxide/duroxide-go/otlp"
 	"github.com/duroxide/duroxide-go/runtime"
 	"github.com/duroxide/duroxide-go/samples"
 	"github.com/duroxide/duroxide-go/worker"
@@ -33,7 +36,9 @@ func main() {
 	samples.Register(reg)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := worker.Run(ctx, reg, cfg, logger); err != nil {
+	w := worker.New(reg, cfg, logger)
+	w.Exporters = otlp.FromEnv
+	if err := w.Run(ctx); err != nil {
 		logger.Error("worker stopped", "error", err.Error())
 		os.Exit(1)
 	}

@@ -1,4 +1,4 @@
-package worker_test
+package otlp_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/duroxide/duroxide-go/otlp"
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/runtime"
@@ -49,8 +50,9 @@ func (c *otlpCollector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// With OTEL_EXPORTER_OTLP_ENDPOINT set, a worker exports its spans and
-// metrics over OTLP/HTTP; what it holds is flushed when it stops.
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, a worker whose Exporters is FromEnv
+// exports its spans and metrics over OTLP/HTTP; what it holds is flushed
+// when it stops.
 func TestWorkerExportsOTLPWhenConfigured(t *testing.T) {
 	collector := &otlpCollector{}
 	srv := httptest.NewServer(collector)
@@ -62,6 +64,7 @@ func TestWorkerExportsOTLPWhenConfigured(t *testing.T) {
 	w := worker.New(reg, worker.Config{Pool: "p", Schema: store.Schema(), HealthAddr: "127.0.0.1:0", MetricsAddr: "0"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w.Open = func(context.Context) (provider.Provider, error) { return pgtest.OpenSchema(t, store.Schema()), nil }
+	w.Exporters = otlp.FromEnv
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -90,4 +93,24 @@ func TestWorkerExportsOTLPWhenConfigured(t *testing.T) {
 			t.Errorf("span %q not exported; got %v", span, collector.spans)
 		}
 	}
+}
+
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	for range 200 {
+		if resp, err := http.Get(url); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never ready", url)
+}
+
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }
