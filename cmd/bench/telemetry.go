@@ -29,14 +29,14 @@ func instrumentation(level string) (interceptors []runtime.Interceptor, stop fun
 	}
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	otel.SetMeterProvider(mp)
-	stop = func() { _ = mp.Shutdown(context.Background()) }
+	stopMetrics := func() { _ = mp.Shutdown(context.Background()) }
 	if s == nil {
-		return nil, stop, nil
+		return nil, stopMetrics, nil
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(s), sdktrace.WithBatcher(discard{}))
 	return []runtime.Interceptor{telemetry.Tracing(telemetry.WithTracerProvider(tp))}, func() {
 		_ = tp.Shutdown(context.Background())
-		stop()
+		stopMetrics()
 	}, nil
 }
 
