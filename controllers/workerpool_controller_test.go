@@ -123,8 +123,8 @@ func with(labels map[string]string, k, v string) map[string]string {
 	return out
 }
 
-// gathered reads the operator's metrics registry: the value of the family's
-// first sample carrying labels (a histogram's count).
+// gathered reads the operator's metrics registry: metricdocs.Value of the
+// named family.
 func gathered(t *testing.T, family string, labels map[string]string) (float64, bool) {
 	t.Helper()
 	families, err := crmetrics.Registry.Gather()
@@ -132,26 +132,8 @@ func gathered(t *testing.T, family string, labels map[string]string) (float64, b
 		t.Fatal(err)
 	}
 	for _, f := range families {
-		if f.GetName() != family {
-			continue
-		}
-	next:
-		for _, m := range f.Metric {
-			have := map[string]string{}
-			for _, l := range m.Label {
-				have[l.GetName()] = l.GetValue()
-			}
-			for k, v := range labels {
-				if have[k] != v {
-					continue next
-				}
-			}
-			switch {
-			case m.Gauge != nil:
-				return m.Gauge.GetValue(), true
-			case m.Histogram != nil:
-				return float64(m.Histogram.GetSampleCount()), true
-			}
+		if f.GetName() == family {
+			return metricdocs.Value(f, labels)
 		}
 	}
 	return 0, false

@@ -152,32 +152,7 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	return families
 }
 
-// sampleValue is the value of the family's sample whose labels include
-// labels: a counter's or gauge's value, a histogram's count.
+// sampleValue is metricdocs.Value of the named family.
 func sampleValue(families map[string]*dto.MetricFamily, family string, labels map[string]string) (float64, bool) {
-	f := families[family]
-	if f == nil {
-		return 0, false
-	}
-next:
-	for _, m := range f.Metric {
-		have := map[string]string{}
-		for _, l := range m.Label {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range labels {
-			if have[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		}
-	}
-	return 0, false
+	return metricdocs.Value(families[family], labels)
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Page is the documentation page, relative to the repository root.
@@ -41,4 +43,40 @@ func Family(series string) string {
 		}
 	}
 	return series
+}
+
+// Value is the value of the family's first sample whose labels include
+// labels: a counter's or a gauge's value, a histogram's count. ok is false
+// when no sample has them (or f is nil).
+func Value(f *dto.MetricFamily, labels map[string]string) (v float64, ok bool) {
+	if f == nil {
+		return 0, false
+	}
+	for _, m := range f.Metric {
+		if !hasLabels(m, labels) {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+func hasLabels(m *dto.Metric, labels map[string]string) bool {
+	have := map[string]string{}
+	for _, l := range m.Label {
+		have[l.GetName()] = l.GetValue()
+	}
+	for k, v := range labels {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
 }
