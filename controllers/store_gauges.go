@@ -104,28 +104,19 @@ func (r poolReading) series(pool types.NamespacedName) []prometheus.Metric {
 		return out // never read: no values to report
 	}
 	m, q := r.metrics, r.depths
-	for status, n := range map[string]int64{"running": m.Running, "stalled": m.Stalled, "pending": m.Pending,
-		"completed": m.Completed, "failed": m.Failed, "terminated": m.Terminated} {
+	for status, n := range m.ByStatus() {
 		out = append(out, gauge(storeInstancesDesc, float64(n), status))
 	}
-	for queue, n := range map[string]int64{"orchestrator": q.Orchestrator, "worker": q.Worker, "delayed": q.Delayed, "locked": q.Locked} {
+	for queue, n := range q.ByQueue() {
 		out = append(out, gauge(storeQueueDepthDesc, float64(n), queue))
 	}
-	out = append(out, gauge(storeQueueAgeDesc, ageAt(r.at, q.OldestOrchestrator), "orchestrator"),
-		gauge(storeQueueAgeDesc, ageAt(r.at, q.OldestWorker), "worker"))
+	out = append(out, gauge(storeQueueAgeDesc, provider.WaitedAt(r.at, q.OldestOrchestrator).Seconds(), "orchestrator"),
+		gauge(storeQueueAgeDesc, provider.WaitedAt(r.at, q.OldestWorker).Seconds(), "worker"))
 	for kind, rows := range map[string][]provider.NamedBacklog{"orchestration": r.backlog.Orchestrations, "activity": r.backlog.Activities} {
 		for _, b := range rows {
 			out = append(out, gauge(storeBacklogDesc, float64(b.Ready), kind, b.Name),
-				gauge(storeBacklogAgeDesc, ageAt(r.at, b.Oldest), kind, b.Name))
+				gauge(storeBacklogAgeDesc, provider.WaitedAt(r.at, b.Oldest).Seconds(), kind, b.Name))
 		}
 	}
 	return out
-}
-
-// ageAt is how long before at the oldest message became visible (0: none).
-func ageAt(at, oldest time.Time) float64 {
-	if oldest.IsZero() || oldest.After(at) {
-		return 0
-	}
-	return at.Sub(oldest).Seconds()
 }

@@ -247,6 +247,27 @@ type QueueDepths struct {
 	OldestWorker       time.Time
 }
 
+// ByStatus is the instance counts under the status names metrics label
+// them with (running counts the stalled ones; pending is queued starts).
+func (m SystemMetrics) ByStatus() map[string]int64 {
+	return map[string]int64{"running": m.Running, "stalled": m.Stalled, "pending": m.Pending,
+		"completed": m.Completed, "failed": m.Failed, "terminated": m.Terminated}
+}
+
+// ByQueue is the depths under the queue names metrics label them with.
+func (q QueueDepths) ByQueue() map[string]int64 {
+	return map[string]int64{"orchestrator": q.Orchestrator, "worker": q.Worker, "delayed": q.Delayed, "locked": q.Locked}
+}
+
+// WaitedAt is how long, at time at, a message that became visible at
+// oldest had waited: 0 when none waits (oldest zero) or it is not due yet.
+func WaitedAt(at, oldest time.Time) time.Duration {
+	if oldest.IsZero() || oldest.After(at) {
+		return 0
+	}
+	return at.Sub(oldest)
+}
+
 // Backlog is a store's ready work by what runs it (Admin.GetBacklog): what
 // an autoscaler sizes a pool by.
 type Backlog struct {

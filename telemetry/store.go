@@ -61,19 +61,18 @@ func ObserveStore(mp metric.MeterProvider, store provider.Admin, readTimeout tim
 		if err != nil {
 			return err
 		}
-		for status, n := range map[string]int64{"running": s.Running, "stalled": s.Stalled, "pending": s.Pending,
-			"completed": s.Completed, "failed": s.Failed, "terminated": s.Terminated} {
+		for status, n := range s.ByStatus() {
 			o.ObserveInt64(instances, n, with(attribute.String("status", status)))
 		}
 		q, err := store.GetQueueDepths(ctx)
 		if err != nil {
 			return err
 		}
-		for queue, n := range map[string]int64{"orchestrator": q.Orchestrator, "worker": q.Worker, "delayed": q.Delayed, "locked": q.Locked} {
+		for queue, n := range q.ByQueue() {
 			o.ObserveInt64(depth, n, with(attribute.String("queue", queue)))
 		}
-		o.ObserveFloat64(queueAge, age(now, q.OldestOrchestrator), with(attribute.String("queue", "orchestrator")))
-		o.ObserveFloat64(queueAge, age(now, q.OldestWorker), with(attribute.String("queue", "worker")))
+		o.ObserveFloat64(queueAge, provider.WaitedAt(now, q.OldestOrchestrator).Seconds(), with(attribute.String("queue", "orchestrator")))
+		o.ObserveFloat64(queueAge, provider.WaitedAt(now, q.OldestWorker).Seconds(), with(attribute.String("queue", "worker")))
 		b, err := store.GetBacklog(ctx)
 		if err != nil {
 			return err
@@ -82,18 +81,10 @@ func ObserveStore(mp metric.MeterProvider, store provider.Admin, readTimeout tim
 			for _, r := range rows {
 				labels := with(attribute.String("kind", kind), attribute.String("name", r.Name))
 				o.ObserveInt64(backlog, r.Ready, labels)
-				o.ObserveFloat64(backlogAge, age(now, r.Oldest), labels)
+				o.ObserveFloat64(backlogAge, provider.WaitedAt(now, r.Oldest).Seconds(), labels)
 			}
 		}
 		return nil
 	}
 	return m.RegisterCallback(observe, instances, depth, queueAge, backlog, backlogAge)
-}
-
-// age is how long before now the oldest message became visible (0: none).
-func age(now, oldest time.Time) float64 {
-	if oldest.IsZero() || oldest.After(now) {
-		return 0
-	}
-	return now.Sub(oldest).Seconds()
 }
