@@ -78,6 +78,8 @@ type Event struct {
 	// OrchestrationChained those the runtime's interceptors set (trace
 	// context, for example). Replay reads them back; they are no decision.
 	Headers map[string]string `json:"headers,omitempty"`
+	// Tag is, on ActivityScheduled, the activity's routing tag (WorkItem.Tag).
+	Tag string `json:"tag,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.

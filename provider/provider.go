@@ -58,9 +58,10 @@ type Provider interface {
 	// A stale, expired or unknown token gets ErrLockNotHeld.
 	RenewOrchestrationItemLock(ctx context.Context, req RenewRequest) error
 
-	// FetchWorkItem locks the oldest visible, unlocked worker-queue item for
-	// req.LockFor, waiting up to req.PollFor for one, and counts an attempt
-	// on it. The lease reports the state of the execution the activity
+	// FetchWorkItem locks the oldest visible, unlocked worker-queue item
+	// whose tag req.Tags takes for req.LockFor, waiting up to req.PollFor
+	// for one, and counts an attempt on it; items the filter skips are not
+	// locked. An invalid tag in req.Tags gets ErrInvalidArgument. The lease reports the state of the execution the activity
 	// belongs to, so a worker can skip or cancel activities nobody waits for.
 	// nil when none is ready.
 	FetchWorkItem(ctx context.Context, req FetchWorkRequest) (*WorkItemLease, error)
@@ -190,6 +191,9 @@ type FetchWorkRequest struct {
 	// PollFor is how long to wait for ready work when there is none (0:
 	// answer at once).
 	PollFor time.Duration
+	// Tags says which activities to take by their tag; the zero value takes
+	// untagged ones.
+	Tags TagFilter
 }
 
 // AbandonRequest hands back a locked turn or activity without committing it.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,9 @@ type WorkerInfo struct {
 	// Orchestrations maps each registered orchestration name to its versions.
 	Orchestrations map[string][]string `json:"orchestrations"`
 	Activities     []string            `json:"activities"`
+	// Tags is the filter of the worker's activity fetches: which tagged
+	// activities it runs.
+	Tags TagFilter `json:"tags"`
 	// StartedAt and LastSeen are set by the store (its clock where it has one).
 	StartedAt time.Time `json:"startedAt"`
 	LastSeen  time.Time `json:"lastSeen"`
@@ -35,6 +39,12 @@ func (w WorkerInfo) Registers(name, version string) bool {
 		}
 	}
 	return false
+}
+
+// RunsActivity reports whether the worker runs the named activity with tag
+// ("" for none).
+func (w WorkerInfo) RunsActivity(name, tag string) bool {
+	return w.Tags.Matches(tag) && slices.Contains(w.Activities, name)
 }
 
 // Workers is the optional part of a provider that keeps worker announcements.
@@ -66,6 +76,7 @@ type ListWorkersRequest struct {
 type workerRecord struct {
 	Orchestrations map[string][]string `json:"orchestrations"`
 	Activities     []string            `json:"activities"`
+	Tags           *TagFilter          `json:"tags,omitempty"`
 }
 
 // EncodeWorkerInfo is the JSON a provider stores for w.
@@ -73,7 +84,11 @@ func EncodeWorkerInfo(w WorkerInfo) (string, error) {
 	if w.ID == "" {
 		return "", errors.New("worker ID is required")
 	}
-	b, err := json.Marshal(workerRecord{Orchestrations: w.Orchestrations, Activities: w.Activities})
+	r := workerRecord{Orchestrations: w.Orchestrations, Activities: w.Activities}
+	if w.Tags.Any || len(w.Tags.Tags) > 0 {
+		r.Tags = &w.Tags
+	}
+	b, err := json.Marshal(r)
 	if err != nil {
 		return "", fmt.Errorf("encode worker %s: %w", w.ID, err)
 	}
@@ -86,5 +101,9 @@ func DecodeWorkerInfo(id, stored string) (WorkerInfo, error) {
 	if err := json.Unmarshal([]byte(stored), &r); err != nil {
 		return WorkerInfo{}, fmt.Errorf("worker %s: corrupt announcement: %w", id, err)
 	}
-	return WorkerInfo{ID: id, Orchestrations: r.Orchestrations, Activities: r.Activities}, nil
+	w := WorkerInfo{ID: id, Orchestrations: r.Orchestrations, Activities: r.Activities}
+	if r.Tags != nil {
+		w.Tags = *r.Tags
+	}
+	return w, nil
 }

@@ -78,6 +78,9 @@ type WorkItem struct {
 	// Time is, on an ActivityExecute, when its turn scheduled it (Unix
 	// milliseconds): schedule-to-start latency is measured from it.
 	Time int64 `json:"time,omitempty"`
+	// Tag, on an ActivityExecute, routes it to the workers whose fetches
+	// take the tag (TagFilter); "" for any worker taking untagged work.
+	Tag string `json:"tag,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.
@@ -96,6 +99,14 @@ func (w WorkItem) Validate() error {
 	}
 	if w.Kind == WorkActivityExecute && w.Name == "" {
 		return fmt.Errorf("ActivityExecute for %q has no activity name", w.Instance)
+	}
+	if w.Tag != "" {
+		if w.Kind != WorkActivityExecute {
+			return fmt.Errorf("%s work item for %q has a tag; only activities are routed by tag", w.Kind, w.Instance)
+		}
+		if err := ValidateTag(w.Tag); err != nil {
+			return fmt.Errorf("ActivityExecute %q for %q: %w", w.Name, w.Instance, err)
+		}
 	}
 	return nil
 }

@@ -202,8 +202,21 @@ func WithRetry(policy RetryPolicy) ActivityOption { return engine.WithRetry(poli
 // WithLocal runs the activity inside the orchestration's turn, in the
 // process running the turn, and commits its schedule and result with the
 // turn: for short activities. It falls back to the worker queue when this
-// process lacks the code.
+// process lacks the code or does not take the activity's tag.
 func WithLocal() ActivityOption { return engine.WithLocal() }
+
+// WithTag routes the activity to the workers whose Options.ActivityTags
+// take tag (a pool of GPU machines, say). An activity whose tag no running
+// worker takes waits in the queue: bound it with a timeout.
+func WithTag(tag string) ActivityOption { return engine.WithTag(tag) }
+
+// TagFilter says which activities a runtime runs by their tag
+// (Options.ActivityTags); the zero value runs untagged ones.
+type TagFilter = provider.TagFilter
+
+// ParseTagFilter reads a TagFilter from text: "gpu,ml" (those tags), "-,gpu"
+// (untagged ones too), "*" (all), "" (untagged only).
+func ParseTagFilter(s string) (TagFilter, error) { return provider.ParseTagFilter(s) }
 
 // WithInstanceID gives a sub-orchestration its instance ID (by default one
 // derived from the parent's).

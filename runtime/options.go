@@ -28,6 +28,13 @@ type Options struct {
 	// activities mostly wait on other systems; bound it lower for CPU-heavy ones).
 	// Negative disables the activity dispatcher (orchestrations only).
 	ActivityConcurrency int
+	// ActivityTags says which activities this runtime runs by their tag
+	// (WithTag): the zero value, untagged ones only; Tags: those tags only;
+	// Tags with Untagged: both; Any: all. A tag no running worker takes
+	// leaves its activities queued. The worker binary reads it from
+	// DUROXIDE_ACTIVITY_TAGS (ParseTagFilter's form: "gpu,ml", "-,gpu" for
+	// untagged too, "*" for all).
+	ActivityTags TagFilter
 	// ActivityPollers is how many goroutines fetch activities (default 2). A
 	// poller fetches only while an execution slot is free, so idle capacity
 	// does not turn every enqueue into a stampede of fetches.

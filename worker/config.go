@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres"
 )
 
@@ -32,6 +33,9 @@ const (
 	EnvHealthAddr               = "DUROXIDE_HEALTH_ADDR"
 	EnvMetricsAddr              = "DUROXIDE_METRICS_ADDR"
 	EnvWorkerID                 = "DUROXIDE_WORKER_ID"
+	// EnvActivityTags is the tag filter of the worker's activity fetches,
+	// in runtime.ParseTagFilter's form ("gpu", "-,gpu", "*").
+	EnvActivityTags = "DUROXIDE_ACTIVITY_TAGS"
 )
 
 // Config is a worker's settings.
@@ -44,6 +48,9 @@ type Config struct {
 	// OrchestrationConcurrency and ActivityConcurrency: 0 takes the runtime's defaults.
 	OrchestrationConcurrency int
 	ActivityConcurrency      int
+	// ActivityTags says which activities the worker runs by tag (zero:
+	// untagged ones).
+	ActivityTags provider.TagFilter
 	// LockTimeout is the lease of a turn or an activity (0: the runtime's default).
 	LockTimeout time.Duration
 	// DrainTimeout is how long in-flight activities may finish after SIGTERM
@@ -77,6 +84,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.ActivityConcurrency = positiveInt(getenv, EnvActivityConcurrency, &errs)
 	c.LockTimeout = positiveDuration(getenv, EnvLockTimeout, &errs)
 	c.DrainTimeout = positiveDuration(getenv, EnvDrainTimeout, &errs)
+	tags, err := provider.ParseTagFilter(getenv(EnvActivityTags))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvActivityTags, err))
+	}
+	c.ActivityTags = tags
 	return c.withDefaults(), errors.Join(errs...)
 }
 

@@ -11,13 +11,16 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func TestConfigFromEnv(t *testing.T) {
 	c, err := ConfigFromEnv(env(map[string]string{
 		EnvPostgresURL: "postgres://u:p@h/db", EnvPostgresSchema: "pool_a", EnvOrchestrationConcurrency: "4",
-		EnvLockTimeout: "45s", EnvHealthAddr: "127.0.0.1:1", EnvPool: "a", EnvWorkerID: "a-0"}))
+		EnvLockTimeout: "45s", EnvHealthAddr: "127.0.0.1:1", EnvPool: "a", EnvWorkerID: "a-0", EnvActivityTags: "-, gpu"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Schema != "pool_a" || c.OrchestrationConcurrency != 4 || c.ActivityConcurrency != 0 || c.LockTimeout != 45*time.Second ||
 		c.HealthAddr != "127.0.0.1:1" || c.MetricsAddr != ":9090" || c.DrainTimeout != 20*time.Second || c.Pool != "a" {
 		t.Fatalf("config %+v", c)
+	}
+	if !c.ActivityTags.Matches("gpu") || !c.ActivityTags.Matches("") || c.ActivityTags.Matches("ml") {
+		t.Errorf("activity tags %+v from %q", c.ActivityTags, "-, gpu")
 	}
 	if d, _ := ConfigFromEnv(env(map[string]string{EnvPostgresURL: "x"})); d.Schema != "duroxide" {
 		t.Errorf("default schema %q", d.Schema)
@@ -26,11 +29,11 @@ func TestConfigFromEnv(t *testing.T) {
 
 func TestConfigFromEnvReportsEveryProblem(t *testing.T) {
 	_, err := ConfigFromEnv(env(map[string]string{EnvPostgresSchema: "Bad-Name", EnvActivityConcurrency: "0",
-		EnvLockTimeout: "soon", EnvDrainTimeout: "-1s"}))
+		EnvLockTimeout: "soon", EnvDrainTimeout: "-1s", EnvActivityTags: "gpu,a b"}))
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, name := range []string{EnvPostgresURL, EnvPostgresSchema, EnvActivityConcurrency, EnvLockTimeout, EnvDrainTimeout} {
+	for _, name := range []string{EnvPostgresURL, EnvPostgresSchema, EnvActivityConcurrency, EnvLockTimeout, EnvDrainTimeout, EnvActivityTags} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s: %v", name, err)
 		}

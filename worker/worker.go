@@ -116,6 +116,7 @@ func (w *Worker) runtimeOptions(tel *workerTelemetry) runtime.Options {
 		Interceptors:             append(tel.interceptors[:len(tel.interceptors):len(tel.interceptors)], w.Interceptors...),
 		OrchestrationConcurrency: w.cfg.OrchestrationConcurrency,
 		ActivityConcurrency:      w.cfg.ActivityConcurrency,
+		ActivityTags:             w.cfg.ActivityTags,
 		OrchestrationLockTimeout: w.cfg.LockTimeout,
 		ActivityLockTimeout:      w.cfg.LockTimeout,
 		DrainTimeout:             w.cfg.DrainTimeout,

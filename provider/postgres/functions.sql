@@ -1,4 +1,4 @@
--- duroxide:generation 2
+-- duroxide:generation 3
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -147,7 +147,10 @@ CREATE FUNCTION dx_ack_orchestration_items(
     p_cancel_instances TEXT[], p_cancel_executions BIGINT[], p_cancel_activities BIGINT[],
     p_timer_acks INT[], p_timer_executions BIGINT[], p_timer_ids BIGINT[],
     -- p_incarnations: the incarnation an instance gets when its ack creates it.
-    p_incarnations BIGINT[]
+    p_incarnations BIGINT[],
+    -- p_worker_tags: each worker item's tag (NULL: untagged); generation 2
+    -- callers pass none.
+    p_worker_tags TEXT[] DEFAULT NULL
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_states TEXT[],
                  -- The status change an ack made, as Watch reports it (NULL when
@@ -284,16 +287,16 @@ BEGIN
 
     IF cardinality(p_worker_data) > 0 THEN
         WITH src AS MATERIALIZED (
-            SELECT u.a, u.inst, u.ex, u.act, u.data, u.lease, u.pos,
+            SELECT u.a, u.inst, u.ex, u.act, u.data, u.lease, u.pos, p_worker_tags[u.pos] AS tag,
                    CASE WHEN u.lease IS NOT NULL THEN gen_random_uuid()::text END AS token
             FROM unnest(p_worker_acks, p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data,
                         p_worker_leases) WITH ORDINALITY AS u(a, inst, ex, act, data, lease, pos)),
         ins AS (
             INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at,
-                                      lock_token, locked_until, attempt_count)
+                                      lock_token, locked_until, attempt_count, tag)
             SELECT s.inst, s.ex, s.act, s.data, v_now, v_now, s.token,
                    CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms[s.a] * interval '1 millisecond' END,
-                   CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END
+                   CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END, s.tag
             FROM src s ORDER BY s.pos)
         SELECT array_agg(s.a ORDER BY s.a, s.lease), array_agg(s.token ORDER BY s.a, s.lease)
         INTO v_lease_acks, v_lease_tokens
@@ -394,7 +397,12 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION dx_fetch_work_item(p_lock_ms BIGINT)
+-- The oldest ready item the tag filter takes (provider.TagFilter: p_any,
+-- or untagged items when p_untagged and those tagged one of p_tags); the
+-- filter runs in the scan, so what it skips is never locked. Generation 2
+-- callers pass the lock alone: untagged items.
+CREATE FUNCTION dx_fetch_work_item(p_lock_ms BIGINT, p_any BOOLEAN DEFAULT false, p_untagged BOOLEAN DEFAULT true,
+                                   p_tags TEXT[] DEFAULT '{}')
 RETURNS TABLE (lock_token TEXT, attempt_count INT, instance_id TEXT, execution_id BIGINT, activity_id BIGINT,
                work_item TEXT, state TEXT, item_id BIGINT)
 LANGUAGE plpgsql AS $$
@@ -404,6 +412,7 @@ DECLARE
 BEGIN
     SELECT w.id INTO v_id FROM worker_queue w
     WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
+      AND (p_any OR (p_untagged AND w.tag IS NULL) OR w.tag = ANY (p_tags))
     ORDER BY w.id LIMIT 1
     FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
@@ -476,11 +485,12 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION dx_enqueue_worker(p_instance TEXT, p_execution BIGINT, p_activity BIGINT, p_data TEXT, p_delay_ms BIGINT)
+CREATE FUNCTION dx_enqueue_worker(p_instance TEXT, p_execution BIGINT, p_activity BIGINT, p_data TEXT, p_delay_ms BIGINT,
+                                  p_tag TEXT DEFAULT NULL)
 RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at)
-    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond');
+    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, tag)
+    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond', p_tag);
 END;
 $$;
 

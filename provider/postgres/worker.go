@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,13 +14,14 @@ import (
 )
 
 // LockWork implements storeengine.Driver.
-func (d driver) LockWork(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
-	lease, err := d.p.lockWorkItem(ctx, lockTimeout)
+func (d driver) LockWork(ctx context.Context, w storeengine.WorkParams) (*provider.WorkItemLease, error) {
+	lease, err := d.p.lockWorkItem(ctx, w)
 	return lease, classify("fetch work item", "", err)
 }
 
-func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
-	r, err := queries.WorkItemFetch(ctx, p.pool, lockTimeout.Milliseconds())
+func (p *Provider) lockWorkItem(ctx context.Context, w storeengine.WorkParams) (*provider.WorkItemLease, error) {
+	r, err := queries.WorkItemFetch(ctx, p.pool, dbsqlc.WorkItemFetchParams{LockMs: w.LockFor.Milliseconds(),
+		AnyTag: w.Tags.Any, Untagged: w.Tags.TakesUntagged(), Tags: nonNil(w.Tags.Tags)})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -32,6 +32,14 @@ func (p *Provider) lockWorkItem(ctx context.Context, lockTimeout time.Duration) 
 	ref := provider.WorkItem{Instance: r.InstanceID, ExecutionID: r.ExecutionID, ID: r.ActivityID}
 	decodeLease(l, ref, r.WorkItem, r.ItemID)
 	return l, nil
+}
+
+// tagColumn is a tag as the worker queue stores it: NULL for none.
+func tagColumn(tag string) *string {
+	if tag == "" {
+		return nil
+	}
+	return &tag
 }
 
 // Activity commits an activity's result.
@@ -139,7 +147,7 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueReq
 		return err
 	}
 	err = queries.WorkItemEnqueue(ctx, p.pool, dbsqlc.WorkItemEnqueueParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
-		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds()})
+		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds(), Tag: tagColumn(item.Tag)})
 	if err == nil {
 		p.announce(workerChannel)
 	}

@@ -137,6 +137,7 @@ func Groups() []Group {
 		{"HistoryReads", historyReadCases()},
 		{"CachedTurns", cachedTurnCases()},
 		{"QuietAcks", quietAckCases()},
+		{"Tags", tagCases()},
 	}
 }
 

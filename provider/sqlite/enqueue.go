@@ -124,7 +124,8 @@ func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem
 
 func insertWorkerItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
 	err := queries.WorkItemInsert(ctx, tx, dbsqlc.WorkItemInsertParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
-		ActivityID: item.ID, WorkItem: data, VisibleAt: visibleAt, CreatedAt: nowMs()})
+		ActivityID: item.ID, WorkItem: data, VisibleAt: visibleAt, CreatedAt: nowMs(),
+		Tag: sql.NullString{String: item.Tag, Valid: item.Tag != ""}})
 	if err != nil {
 		return fmt.Errorf("enqueue activity %q for %q: %w", item.Name, item.Instance, err)
 	}

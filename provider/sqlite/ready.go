@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+
+	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
 
 // Empty polls must not take the write lock: a process frozen while holding
@@ -17,8 +19,8 @@ func (p *Provider) orchestrationReady(ctx context.Context) bool {
 	return err != nil || ready
 }
 
-// workReady reports whether an activity is visible and not leased.
-func (p *Provider) workReady(ctx context.Context) bool {
-	ready, err := queries.WorkItemReady(ctx, p.stmts, nowMs())
+// workReady reports whether an activity f takes is visible and not leased.
+func (p *Provider) workReady(ctx context.Context, f tagFilter) bool {
+	ready, err := queries.WorkItemReady(ctx, p.stmts, dbsqlc.WorkItemReadyParams{Now: nowMs(), AnyTag: f.any, Untagged: f.untagged, Tags: f.tags})
 	return err != nil || ready
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -15,19 +16,35 @@ import (
 
 // LockWork implements storeengine.Driver: a read on any connection first
 // says whether any activity is ready, so idle pollers take no write lock.
-func (d driver) LockWork(ctx context.Context, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
-	if !d.p.workReady(ctx) {
+func (d driver) LockWork(ctx context.Context, w storeengine.WorkParams) (*provider.WorkItemLease, error) {
+	f := newTagFilter(w.Tags)
+	if !d.p.workReady(ctx, f) {
 		return nil, nil
 	}
-	return d.p.lockWorkItem(ctx, "fetch work item", lockTimeout)
+	return d.p.lockWorkItem(ctx, "fetch work item", w.LockFor, f)
 }
 
-func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration) (*provider.WorkItemLease, error) {
+// tagFilter is a provider.TagFilter as the worker queue's queries take it.
+type tagFilter struct {
+	any, untagged bool
+	tags          string // a JSON array
+}
+
+func newTagFilter(f provider.TagFilter) tagFilter {
+	tags := "[]"
+	if len(f.Tags) > 0 {
+		b, _ := json.Marshal(f.Tags) // strings always encode
+		tags = string(b)
+	}
+	return tagFilter{any: f.Any, untagged: f.TakesUntagged(), tags: tags}
+}
+
+func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration, f tagFilter) (*provider.WorkItemLease, error) {
 	var lease *provider.WorkItemLease
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		lease = nil
 		now := nowMs()
-		next, err := queries.WorkItemNext(ctx, tx, now)
+		next, err := queries.WorkItemNext(ctx, tx, dbsqlc.WorkItemNextParams{Now: now, AnyTag: f.any, Untagged: f.untagged, Tags: f.tags})
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}

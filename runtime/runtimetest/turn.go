@@ -53,7 +53,7 @@ func (e *Env) runTurn() error {
 	}
 	in.StepTimeout = engine.DefaultStepTimeout
 	in.Local = &engine.LocalRunner{
-		Has: func(string) bool { return true },
+		Has: func(string, string) bool { return true },
 		// One at a time: the test environment is single-threaded.
 		Run: func(w provider.WorkItem, _ time.Duration) (provider.WorkItem, error) {
 			e.localMu.Lock()

@@ -22,8 +22,9 @@ type Driver interface {
 	// LockInstance locks the named instance's turn, or returns nil when it
 	// has none or another holds it.
 	LockInstance(ctx context.Context, instance string, lockFor time.Duration) (*provider.OrchestrationItem, error)
-	// LockWork leases the next visible activity, or returns nil.
-	LockWork(ctx context.Context, lockFor time.Duration) (*provider.WorkItemLease, error)
+	// LockWork leases the next visible activity p.Tags takes, or returns
+	// nil.
+	LockWork(ctx context.Context, p WorkParams) (*provider.WorkItemLease, error)
 
 	// Start queues a start and its events (provider.StartRequest without
 	// LockFor).
@@ -83,6 +84,12 @@ type ReadyParams struct {
 	// Exclude are instances a look must leave: their cached timer turns are
 	// in flight, or their timers are about to fall due.
 	Exclude []string
+}
+
+// WorkParams are a look for an activity.
+type WorkParams struct {
+	LockFor time.Duration
+	Tags    provider.TagFilter
 }
 
 // Ready is what a look for ready turns found.

@@ -109,13 +109,17 @@ func (e *Engine) FetchWork(ctx context.Context, req provider.FetchWorkRequest) (
 	if err := encode.CheckTimeouts(op, req.LockFor, req.PollFor); err != nil {
 		return nil, err
 	}
+	if err := req.Tags.Validate(); err != nil {
+		return nil, encode.Invalid(op, "", "%v", err)
+	}
 	if err := e.CheckOpen(op); err != nil {
 		return nil, err
 	}
+	params := WorkParams{LockFor: req.LockFor, Tags: req.Tags}
 	var lease *provider.WorkItemLease
 	err := wake.Poll(ctx, req.PollFor, e.cfg.PollInterval, e.WorkerWork, nil, e.cfg.Closed, func() (bool, time.Time, error) {
 		var err error
-		lease, err = e.driver.LockWork(ctx, req.LockFor)
+		lease, err = e.driver.LockWork(ctx, params)
 		return lease != nil, time.Time{}, err
 	})
 	return lease, err

@@ -32,7 +32,7 @@ func (r *recorder) LockInstance(_ context.Context, instance string, _ time.Durat
 	return r.named, nil
 }
 
-func (r *recorder) LockWork(context.Context, time.Duration) (*provider.WorkItemLease, error) {
+func (r *recorder) LockWork(context.Context, WorkParams) (*provider.WorkItemLease, error) {
 	r.took = "LockWork"
 	return &provider.WorkItemLease{}, nil
 }

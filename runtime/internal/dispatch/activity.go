@@ -21,7 +21,8 @@ func (r *Dispatcher) activityLoop(ctx context.Context, slots chan struct{}) {
 			return
 		}
 		reconnected := r.reconnected()
-		lease, err := r.p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: r.opts.ActivityLockTimeout, PollFor: r.opts.PollTimeout})
+		lease, err := r.p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: r.opts.ActivityLockTimeout, PollFor: r.opts.PollTimeout,
+			Tags: r.opts.ActivityTags})
 		if err != nil || lease == nil {
 			if ctx.Err() != nil {
 				return

@@ -15,7 +15,8 @@ import (
 // A failed heartbeat is logged and retried at the next tick: announcements
 // inform, they never stop the dispatchers.
 func (r *Dispatcher) announce(ctx context.Context, w provider.Workers) {
-	info := provider.WorkerInfo{ID: r.opts.WorkerID, Orchestrations: r.reg.Orchestrations(), Activities: r.reg.Activities()}
+	info := provider.WorkerInfo{ID: r.opts.WorkerID, Orchestrations: r.reg.Orchestrations(), Activities: r.reg.Activities(),
+		Tags: r.opts.ActivityTags}
 	tick := time.NewTicker(r.opts.HeartbeatInterval)
 	defer tick.Stop()
 	for {

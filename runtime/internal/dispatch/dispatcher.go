@@ -72,6 +72,9 @@ func (r *Dispatcher) Start(ctx context.Context) error {
 	if r.started {
 		return errors.New("runtime already started")
 	}
+	if err := r.opts.ActivityTags.Validate(); err != nil {
+		return fmt.Errorf("runtime options: ActivityTags: %w", err)
+	}
 	r.started = true
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))

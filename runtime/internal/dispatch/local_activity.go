@@ -22,8 +22,12 @@ func (r *Dispatcher) localActivities(item *provider.OrchestrationItem) *engine.L
 	}
 }
 
-// hasActivity reports whether this runtime has the activity's code.
-func (r *Dispatcher) hasActivity(name string) bool {
+// hasActivity reports whether this runtime has the activity's code and
+// takes its tag.
+func (r *Dispatcher) hasActivity(name, tag string) bool {
+	if !r.opts.ActivityTags.Matches(tag) {
+		return false
+	}
 	_, err := engine.LookupActivity(r.reg, name)
 	return err == nil
 }

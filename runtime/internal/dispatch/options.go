@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/duroxide/duroxide-go/provider"
 )
 
 // Options are runtime.Options with the defaults applied; runtime.Options
@@ -15,6 +17,7 @@ type Options struct {
 	OrchestrationPollers     int
 	OrchestrationBatch       int
 	ActivityConcurrency      int
+	ActivityTags             provider.TagFilter
 	ActivityPollers          int
 	OrchestrationLockTimeout time.Duration
 	StepTimeout              time.Duration

@@ -94,14 +94,14 @@ func (r *Dispatcher) commitLeasingFrom(own *activitySlot, ack provider.Orchestra
 }
 
 // runnableHere lists the positions of the activities this process has code
-// for; others are left to the workers that have it.
+// for and takes the tag of; others are left to the workers that do.
 func (r *Dispatcher) runnableHere(items []provider.WorkItem) []int {
 	var at []int
 	for i, w := range items {
 		if w.Kind != provider.WorkActivityExecute {
 			continue
 		}
-		if r.hasActivity(w.Name) {
+		if r.hasActivity(w.Name, w.Tag) {
 			at = append(at, i)
 		}
 	}

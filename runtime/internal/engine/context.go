@@ -76,12 +76,23 @@ type ActivityOption func(*activityCall)
 type activityCall struct {
 	retry *RetryPolicy
 	local bool
+	tag   string
 }
 
 // WithRetry retries the activity under policy. Attempts, backoff timers and
 // per-attempt timeouts are all recorded in history, so they survive crashes.
 func WithRetry(policy RetryPolicy) ActivityOption {
 	return func(a *activityCall) { a.retry = &policy }
+}
+
+// WithTag routes the activity to the workers that take tag (their
+// runtime's Options.ActivityTags), such as a pool of GPU machines; without
+// it any worker taking untagged activities runs it. Nothing else routes
+// it: an activity whose tag no running worker takes waits in the queue,
+// so bound it with WithRetry's Timeout or a Select against a timer. The
+// tag is recorded with the schedule; replay does not compare it.
+func WithTag(tag string) ActivityOption {
+	return func(a *activityCall) { a.tag = tag }
 }
 
 // CallActivity schedules an activity with input (encoded as JSON) and returns
@@ -91,14 +102,19 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 	for _, o := range opts {
 		o(&call)
 	}
+	if call.tag != "" {
+		if err := provider.ValidateTag(call.tag); err != nil {
+			return c.failed(fmt.Errorf("activity %q: %w", name, err))
+		}
+	}
 	payload, err := EncodePayload(input)
 	if err != nil {
 		return c.failed(err)
 	}
 	if call.retry != nil {
-		return c.callWithRetry(name, payload, *call.retry, call.local)
+		return c.callWithRetry(name, payload, *call.retry, call)
 	}
-	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local})
+	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local, tag: call.tag})
 }
 
 // decide issues a decision in c's scope, or fails at once when the scope is

@@ -273,7 +273,7 @@ func newWorld(t *testing.T, reg *Registry, seed uint64) *world {
 	w := &world{t: t, r: rand.New(rand.NewPCG(seed, 99)), s: newSim(t, reg), seed: seed,
 		histories: map[int64][]provider.Event{}, eventName: map[string]string{}}
 	w.queue = []provider.WorkItem{start("Prog", progInput{Seed: seed})}
-	w.s.local = &LocalRunner{Has: func(name string) bool { return name != "L3" }, Run: localAnswer}
+	w.s.local = &LocalRunner{Has: func(name, _ string) bool { return name != "L3" }, Run: localAnswer}
 	return w
 }
 

@@ -29,11 +29,11 @@ func WithLocal() ActivityOption {
 }
 
 // LocalRunner runs local activities for a turn. Has reports whether this
-// process has the activity's code; Run executes an ActivityExecute item and
+// process has the activity's code and takes its tag ("" for none); Run executes an ActivityExecute item and
 // returns the completion message a worker would report. Run fails only when
 // the turn must stop without committing (shutdown).
 type LocalRunner struct {
-	Has func(name string) bool
+	Has func(name, tag string) bool
 	Run func(item provider.WorkItem, timeout time.Duration) (provider.WorkItem, error)
 }
 
@@ -43,7 +43,7 @@ var ErrTurnInterrupted = errors.New("turn interrupted by shutdown while a local 
 
 // runsLocally reports whether a new activity decision runs in this turn.
 func (t *turn) runsLocally(a *action) bool {
-	return a.local && t.local != nil && t.localRuns < MaxLocalActivitiesPerTurn && t.local.Has(a.name)
+	return a.local && t.local != nil && t.localRuns < MaxLocalActivitiesPerTurn && t.local.Has(a.name, a.tag)
 }
 
 // queueLocal takes a recorded activity decision for running in this turn.

@@ -27,7 +27,7 @@ type fakeLocal struct {
 func (f *fakeLocal) runner() *LocalRunner {
 	f.open = make(chan struct{})
 	return &LocalRunner{
-		Has: func(name string) bool { return !f.missing[name] },
+		Has: func(name, _ string) bool { return !f.missing[name] },
 		Run: f.run,
 	}
 }

@@ -69,11 +69,11 @@ const (
 // callWithRetry runs the attempts in a coroutine of their own; its future
 // resolves with the first success or the last failure. Cancelling it cancels
 // the attempt or backoff timer in flight and stops retrying.
-func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy, local bool) *Future {
+func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy, call activityCall) *Future {
 	attempts := max(p.MaxAttempts, 1)
 	return c.goRaw("retry "+name, func(ctx *OrchestrationContext) (string, error) {
 		for attempt := 1; ; attempt++ {
-			out, err := ctx.attempt(name, payload, p.Timeout, local, attempt)
+			out, err := ctx.attempt(name, payload, p.Timeout, call, attempt)
 			if err == nil || attempt >= attempts || ctx.Err() != nil {
 				return out, err
 			}
@@ -89,8 +89,9 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 // A late attempt is cancelled (it lost the Select); an attempt that finishes
 // in time deletes its timeout timer the same way. A local attempt runs
 // before any timer can fire, so its timeout bounds its context instead.
-func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, local bool, n int) (string, error) {
-	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: local, timeout: timeout, attempt: n})
+func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, call activityCall, n int) (string, error) {
+	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local, tag: call.tag,
+		timeout: timeout, attempt: n})
 	if timeout > 0 && c.Select(act, c.timer(timeout, fmt.Sprintf("%s %s", TimerAttemptTimeout, name))) == 1 {
 		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
 			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}

@@ -5,7 +5,7 @@ SELECT f.lock_token::text AS lock_token, f.attempt_count::integer AS attempt_cou
        f.instance_id::text AS instance_id, f.execution_id::bigint AS execution_id,
        f.activity_id::bigint AS activity_id, f.work_item::text AS work_item, f.state::text AS state,
        f.item_id::bigint AS item_id
-FROM dx_fetch_work_item(@lock_ms::bigint)
+FROM dx_fetch_work_item(@lock_ms::bigint, @any_tag::boolean, @untagged::boolean, @tags::text[])
     AS f(lock_token, attempt_count, instance_id, execution_id, activity_id, work_item, state, item_id);
 
 -- name: WorkItemAbandon :exec
@@ -16,4 +16,5 @@ SELECT dx_abandon_work_item(@lock_token, @delay_ms::bigint, @ignore_attempt::boo
 SELECT dx_renew_work_item(@lock_token, @extend_ms::bigint)::text AS state;
 
 -- name: WorkItemEnqueue :exec
-SELECT dx_enqueue_worker(@instance_id, @execution_id::bigint, @activity_id::bigint, @work_item, @delay_ms::bigint);
+SELECT dx_enqueue_worker(@instance_id, @execution_id::bigint, @activity_id::bigint, @work_item, @delay_ms::bigint,
+                         sqlc.narg(tag)::text);

@@ -25,7 +25,8 @@ func (q *Queries) WorkItemAbandon(ctx context.Context, db DBTX, arg WorkItemAban
 }
 
 const workItemEnqueue = `-- name: WorkItemEnqueue :exec
-SELECT dx_enqueue_worker($1, $2::bigint, $3::bigint, $4, $5::bigint)
+SELECT dx_enqueue_worker($1, $2::bigint, $3::bigint, $4, $5::bigint,
+                         $6::text)
 `
 
 type WorkItemEnqueueParams struct {
@@ -34,6 +35,7 @@ type WorkItemEnqueueParams struct {
 	ActivityID  int64
 	WorkItem    string
 	DelayMs     int64
+	Tag         *string
 }
 
 func (q *Queries) WorkItemEnqueue(ctx context.Context, db DBTX, arg WorkItemEnqueueParams) error {
@@ -43,6 +45,7 @@ func (q *Queries) WorkItemEnqueue(ctx context.Context, db DBTX, arg WorkItemEnqu
 		arg.ActivityID,
 		arg.WorkItem,
 		arg.DelayMs,
+		arg.Tag,
 	)
 	return err
 }
@@ -52,9 +55,16 @@ SELECT f.lock_token::text AS lock_token, f.attempt_count::integer AS attempt_cou
        f.instance_id::text AS instance_id, f.execution_id::bigint AS execution_id,
        f.activity_id::bigint AS activity_id, f.work_item::text AS work_item, f.state::text AS state,
        f.item_id::bigint AS item_id
-FROM dx_fetch_work_item($1::bigint)
+FROM dx_fetch_work_item($1::bigint, $2::boolean, $3::boolean, $4::text[])
     AS f(lock_token, attempt_count, instance_id, execution_id, activity_id, work_item, state, item_id)
 `
+
+type WorkItemFetchParams struct {
+	LockMs   int64
+	AnyTag   bool
+	Untagged bool
+	Tags     []string
+}
 
 type WorkItemFetchRow struct {
 	LockToken    string
@@ -69,8 +79,13 @@ type WorkItemFetchRow struct {
 
 // sqlc does not read a RETURNS TABLE function's columns: they are named and
 // typed here.
-func (q *Queries) WorkItemFetch(ctx context.Context, db DBTX, lockMs int64) (WorkItemFetchRow, error) {
-	row := db.QueryRow(ctx, workItemFetch, lockMs)
+func (q *Queries) WorkItemFetch(ctx context.Context, db DBTX, arg WorkItemFetchParams) (WorkItemFetchRow, error) {
+	row := db.QueryRow(ctx, workItemFetch,
+		arg.LockMs,
+		arg.AnyTag,
+		arg.Untagged,
+		arg.Tags,
+	)
 	var i WorkItemFetchRow
 	err := row.Scan(
 		&i.LockToken,

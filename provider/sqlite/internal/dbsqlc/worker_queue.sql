@@ -1,6 +1,11 @@
+-- The oldest ready item the tag filter takes (provider.TagFilter: any_tag,
+-- or untagged items when untagged and those tagged one of the JSON array
+-- tags).
 -- name: WorkItemNext :one
 SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
 WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)
+  AND (CAST(@any_tag AS BOOLEAN) OR (CAST(@untagged AS BOOLEAN) AND tag IS NULL)
+       OR tag IN (SELECT value FROM json_each(CAST(@tags AS TEXT))))
 ORDER BY id LIMIT 1;
 
 -- name: WorkItemLock :one
@@ -39,13 +44,16 @@ WHERE id = (SELECT w.id FROM worker_queue w WHERE w.instance_id = @instance_id A
 RETURNING id, attempt_count, work_item;
 
 -- name: WorkItemInsert :exec
-INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
-VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @created_at);
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag)
+VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @created_at, sqlc.narg(tag));
 
--- Whether an activity is visible and not leased.
+-- Whether an activity the tag filter takes (as WorkItemNext) is visible
+-- and not leased.
 -- name: WorkItemReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
-    WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)) AS BOOLEAN) AS ready;
+    WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)
+  AND (CAST(@any_tag AS BOOLEAN) OR (CAST(@untagged AS BOOLEAN) AND tag IS NULL)
+       OR tag IN (SELECT value FROM json_each(CAST(@tags AS TEXT))))) AS BOOLEAN) AS ready;
 
 -- An activity the turn cancelled.
 -- name: WorkItemCancel :exec

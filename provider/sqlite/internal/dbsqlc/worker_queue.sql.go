@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"database/sql"
 )
 
 const workItemAbandon = `-- name: WorkItemAbandon :execrows
@@ -70,8 +71,8 @@ func (q *Queries) WorkItemDelete(ctx context.Context, db DBTX, arg WorkItemDelet
 }
 
 const workItemInsert = `-- name: WorkItemInsert :exec
-INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
 `
 
 type WorkItemInsertParams struct {
@@ -81,6 +82,7 @@ type WorkItemInsertParams struct {
 	WorkItem    string
 	VisibleAt   int64
 	CreatedAt   int64
+	Tag         sql.NullString
 }
 
 func (q *Queries) WorkItemInsert(ctx context.Context, db DBTX, arg WorkItemInsertParams) error {
@@ -91,6 +93,7 @@ func (q *Queries) WorkItemInsert(ctx context.Context, db DBTX, arg WorkItemInser
 		arg.WorkItem,
 		arg.VisibleAt,
 		arg.CreatedAt,
+		arg.Tag,
 	)
 	return err
 }
@@ -152,8 +155,17 @@ func (q *Queries) WorkItemLock(ctx context.Context, db DBTX, arg WorkItemLockPar
 const workItemNext = `-- name: WorkItemNext :one
 SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
 WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)
+  AND (CAST(?2 AS BOOLEAN) OR (CAST(?3 AS BOOLEAN) AND tag IS NULL)
+       OR tag IN (SELECT value FROM json_each(CAST(?4 AS TEXT))))
 ORDER BY id LIMIT 1
 `
+
+type WorkItemNextParams struct {
+	Now      int64
+	AnyTag   bool
+	Untagged bool
+	Tags     string
+}
 
 type WorkItemNextRow struct {
 	ID          int64
@@ -163,8 +175,16 @@ type WorkItemNextRow struct {
 	WorkItem    string
 }
 
-func (q *Queries) WorkItemNext(ctx context.Context, db DBTX, now int64) (WorkItemNextRow, error) {
-	row := db.QueryRowContext(ctx, workItemNext, now)
+// The oldest ready item the tag filter takes (provider.TagFilter: any_tag,
+// or untagged items when untagged and those tagged one of the JSON array
+// tags).
+func (q *Queries) WorkItemNext(ctx context.Context, db DBTX, arg WorkItemNextParams) (WorkItemNextRow, error) {
+	row := db.QueryRowContext(ctx, workItemNext,
+		arg.Now,
+		arg.AnyTag,
+		arg.Untagged,
+		arg.Tags,
+	)
 	var i WorkItemNextRow
 	err := row.Scan(
 		&i.ID,
@@ -209,12 +229,27 @@ func (q *Queries) WorkItemQuietCheck(ctx context.Context, db DBTX, arg WorkItemQ
 
 const workItemReady = `-- name: WorkItemReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
-    WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)) AS BOOLEAN) AS ready
+    WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)
+  AND (CAST(?2 AS BOOLEAN) OR (CAST(?3 AS BOOLEAN) AND tag IS NULL)
+       OR tag IN (SELECT value FROM json_each(CAST(?4 AS TEXT))))) AS BOOLEAN) AS ready
 `
 
-// Whether an activity is visible and not leased.
-func (q *Queries) WorkItemReady(ctx context.Context, db DBTX, now int64) (bool, error) {
-	row := db.QueryRowContext(ctx, workItemReady, now)
+type WorkItemReadyParams struct {
+	Now      int64
+	AnyTag   bool
+	Untagged bool
+	Tags     string
+}
+
+// Whether an activity the tag filter takes (as WorkItemNext) is visible
+// and not leased.
+func (q *Queries) WorkItemReady(ctx context.Context, db DBTX, arg WorkItemReadyParams) (bool, error) {
+	row := db.QueryRowContext(ctx, workItemReady,
+		arg.Now,
+		arg.AnyTag,
+		arg.Untagged,
+		arg.Tags,
+	)
 	var ready bool
 	err := row.Scan(&ready)
 	return ready, err
