@@ -37,6 +37,11 @@ type Admin interface {
 	// the orchestration or activity they are for. Its cost grows with the
 	// ready messages, not with the store.
 	GetBacklog(ctx context.Context) (Backlog, error)
+	// ListQueuedActivities returns the instance's activities waiting in the
+	// worker queue or leased (oldest first, at most MaxQueuedActivities):
+	// what a tool shows of work nobody takes, such as a tag no worker
+	// serves. An unknown instance has none.
+	ListQueuedActivities(ctx context.Context, req InstanceRequest) ([]QueuedActivity, error)
 	// ListChildren returns the direct sub-orchestrations of an instance.
 	ListChildren(ctx context.Context, req InstanceRequest) ([]string, error)
 	// GetParent returns an instance's parent; ok is false for a root instance.
@@ -358,4 +363,22 @@ type PruneOptions struct {
 type PruneResult struct {
 	ExecutionsDeleted int64
 	EventsDeleted     int64
+}
+
+// MaxQueuedActivities is the most activities ListQueuedActivities returns.
+const MaxQueuedActivities = 100
+
+// QueuedActivity is an activity in the worker queue.
+type QueuedActivity struct {
+	ExecutionID int64
+	// ActivityID is the ID of its ActivityScheduled event.
+	ActivityID int64
+	Name       string
+	// Tag routes it (WorkItem.Tag); "" for none.
+	Tag string
+	// Queued is when it was queued; Attempts counts its fetches.
+	Queued   time.Time
+	Attempts int
+	// Leased is set while a worker holds it.
+	Leased bool
 }

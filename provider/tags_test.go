@@ -4,7 +4,7 @@ import "testing"
 
 func TestParseTagFilter(t *testing.T) {
 	for _, c := range []struct {
-		in, want string // want: String() of the filter, or "error"
+		in, want     string // want: String() of the filter, or "error"
 		takes, skips []string
 	}{
 		{in: "", want: "", takes: []string{""}, skips: []string{"gpu"}},

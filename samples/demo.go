@@ -40,7 +40,20 @@ func Demos() []Demo {
 			Want:  `{"booked":["flight","hotel"],"failed":"car","compensated":["hotel","flight"]}`},
 		{Name: "retry policy (succeeds on the third attempt)", Orchestration: "Retry", Input: "payment-7",
 			Want: `"charged payment-7 on attempt 3"`},
+		{Name: "activity routed by tag to a GPU worker", Orchestration: "Render", Input: "teapot",
+			Want: `"frame teapot rendered by ` + DemoGPUWorker + `"`},
 	}
+}
+
+// DemoGPUWorker is the WorkerID of the runtime the demo runs for the GPU
+// tag (GPUTag): GPUWorkerOptions.
+const DemoGPUWorker = "demo-gpu-worker"
+
+// GPUWorkerOptions are the options of a runtime that runs only the
+// activities tagged GPUTag, as the demo's second runtime on the store does.
+func GPUWorkerOptions(opts runtime.Options) runtime.Options {
+	opts.WorkerID, opts.ActivityTags = DemoGPUWorker, runtime.TagFilter{Tags: []string{GPUTag}}
+	return opts
 }
 
 // Result is the outcome of one demo run.

@@ -24,6 +24,7 @@ func Register(reg *runtime.Registry) {
 	runtime.RegisterActivity(reg, "Book", book)
 	runtime.RegisterActivity(reg, "Cancel", cancelBooking)
 	runtime.RegisterActivity(reg, "FlakyCharge", flaky.charge)
+	runtime.RegisterActivity(reg, "RenderFrame", renderFrame)
 
 	runtime.RegisterOrchestration(reg, "Hello", Hello)
 	runtime.RegisterOrchestration(reg, "Chain", Chain)
@@ -33,6 +34,7 @@ func Register(reg *runtime.Registry) {
 	runtime.RegisterOrchestration(reg, "Counter", Counter)
 	runtime.RegisterOrchestration(reg, "Saga", Saga)
 	runtime.RegisterOrchestration(reg, "Retry", Retry)
+	runtime.RegisterOrchestration(reg, "Render", Render)
 }
 
 func greet(_ context.Context, name string) (string, error) {
@@ -205,6 +207,24 @@ func cancelBooking(_ context.Context, step string) (string, error) { return "can
 func Retry(ctx *runtime.OrchestrationContext, paymentID string) (string, error) {
 	policy := runtime.RetryPolicy{MaxAttempts: 5, Backoff: runtime.BackoffExponential, InitialInterval: 50 * time.Millisecond}
 	return runtime.Await[string](ctx.CallActivity("FlakyCharge", paymentID, runtime.WithRetry(policy)))
+}
+
+// GPUTag is the tag of the Render sample's activity: only workers taking it
+// (runtime.Options.ActivityTags, a WorkerPool's spec.activityTags) run it.
+const GPUTag = "gpu"
+
+// Render renders a frame on a GPU worker: the activity is tagged, so the
+// workers that do not take the tag leave it to those that do, and it waits
+// (up to an hour) while none runs. The result names the worker that
+// rendered it.
+func Render(ctx *runtime.OrchestrationContext, frame string) (string, error) {
+	policy := runtime.RetryPolicy{MaxAttempts: 1, Timeout: time.Hour}
+	return runtime.Await[string](ctx.CallActivity("RenderFrame", frame, runtime.WithTag(GPUTag), runtime.WithRetry(policy)))
+}
+
+func renderFrame(ctx context.Context, frame string) (string, error) {
+	info, _ := runtime.ActivityInfoFrom(ctx)
+	return fmt.Sprintf("frame %s rendered by %s", frame, info.Worker), nil
 }
 
 // flakyService fails the first two calls of each orchestration instance. It

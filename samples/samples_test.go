@@ -71,11 +71,14 @@ func startRuntime(t *testing.T, store provider.Provider) {
 	t.Cleanup(func() { _ = store.Close() })
 	reg := runtime.NewRegistry()
 	samples.Register(reg)
-	rt := runtime.New(store, reg, runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := rt.Start(context.Background()); err != nil {
-		t.Fatal(err)
+	opts := runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, o := range []runtime.Options{opts, samples.GPUWorkerOptions(opts)} {
+		rt := runtime.New(store, reg, o)
+		if err := rt.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
 	}
-	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
 }
 
 // timeout is the test's context, ended after d.

@@ -55,11 +55,16 @@ func run(dbPath string, timeout time.Duration, verbose bool) error {
 	}
 	reg := runtime.NewRegistry()
 	samples.Register(reg)
-	rt := runtime.New(store, reg, runtime.Options{Logger: slog.New(slog.NewTextHandler(logOut, nil))})
-	if err := rt.Start(ctx); err != nil {
-		return err
+	opts := runtime.Options{Logger: slog.New(slog.NewTextHandler(logOut, nil))}
+	// A second runtime on the store stands for a pool of GPU machines: it
+	// alone runs the activities tagged for them.
+	for _, o := range []runtime.Options{opts, samples.GPUWorkerOptions(opts)} {
+		rt := runtime.New(store, reg, o)
+		if err := rt.Start(ctx); err != nil {
+			return err
+		}
+		defer func() { _ = rt.Shutdown(context.Background()) }()
 	}
-	defer func() { _ = rt.Shutdown(context.Background()) }()
 
 	fmt.Printf("duroxide-go demo: %d samples on SQLite (%s)\n", len(samples.Demos()), dbPath)
 	client := runtime.NewClient(store)

@@ -222,3 +222,17 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// ListQueuedActivities implements provider.Admin.
+func (p *Provider) ListQueuedActivities(ctx context.Context, req provider.InstanceRequest) ([]provider.QueuedActivity, error) {
+	rows, err := queries.QueuedActivities(ctx, p.pool, dbsqlc.QueuedActivitiesParams{InstanceID: req.Instance, MaxRows: provider.MaxQueuedActivities})
+	if err != nil {
+		return nil, classify("list queued activities", req.Instance, err)
+	}
+	out := make([]provider.QueuedActivity, len(rows))
+	for i, r := range rows {
+		out[i] = provider.QueuedActivity{ExecutionID: r.ExecutionID, ActivityID: r.ActivityID, Name: r.Name, Tag: r.Tag,
+			Queued: r.CreatedAt, Attempts: int(r.AttemptCount), Leased: r.Leased}
+	}
+	return out, nil
+}

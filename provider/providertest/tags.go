@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func tagCases() []Case {
 		{Name: "PollWakesForItsTagOnly", Run: pollWakesForItsTagOnly},
 		{Name: "PeersWithDisjointTagsNeverShare", Run: peersWithDisjointTagsNeverShare},
 		{Name: "InvalidTagsRejected", Run: invalidTagsRejected},
+		{Name: "QueuedActivitiesListTags", Run: queuedActivitiesListTags},
 	}
 }
 
@@ -269,4 +271,25 @@ func invalidTagsRejected(t *testing.T, f Factory) {
 	e.wantErr(err, provider.ErrInvalidArgument, "a turn scheduling an activity with an invalid tag")
 	e.wantEqual(len(e.history("b")), 1, "history of b after the refused ack")
 	e.wantEqual(e.depths().Worker, 0, "worker items after the refused acks")
+}
+
+func queuedActivitiesListTags(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueueMixed()
+	e.enqueueWork(taggedItem("other", 9, "gpu"))
+	lease := e.fetchTagged(provider.TagFilter{Tags: []string{"ml"}})
+	got, err := e.a.ListQueuedActivities(e.ctx, provider.InstanceRequest{Instance: "a"})
+	e.must(err, "list queued activities")
+	var rows []string
+	for _, q := range got {
+		rows = append(rows, fmt.Sprintf("%d:%s:%s:%d:%v", q.ActivityID, q.Name, q.Tag, q.Attempts, q.Leased))
+		if time.Since(q.Queued) > time.Minute || time.Until(q.Queued) > time.Minute {
+			t.Errorf("activity %d queued at %v", q.ActivityID, q.Queued)
+		}
+	}
+	e.wantEqual(rows, []string{"1:Act::0:false", "2:Act:gpu:0:false", "3:Act:ml:1:true", "4:Act:gpu:0:false"}, "queued activities of a")
+	e.must(AckActivity(e.ctx, e.p, lease.LockToken, nil), "ack")
+	got, err = e.a.ListQueuedActivities(e.ctx, provider.InstanceRequest{Instance: "nobody"})
+	e.must(err, "list queued activities of an unknown instance")
+	e.wantEqual(len(got), 0, "queued activities of an unknown instance")
 }

@@ -166,3 +166,18 @@ func (p *Provider) GetInstanceTree(ctx context.Context, req provider.InstanceReq
 	}
 	return tree, nil
 }
+
+// ListQueuedActivities implements provider.Admin.
+func (p *Provider) ListQueuedActivities(ctx context.Context, req provider.InstanceRequest) ([]provider.QueuedActivity, error) {
+	rows, err := queries.QueuedActivities(ctx, p.stmts, dbsqlc.QueuedActivitiesParams{Now: nowMs(), InstanceID: req.Instance,
+		MaxRows: provider.MaxQueuedActivities})
+	if err != nil {
+		return nil, classify("list queued activities", req.Instance, err)
+	}
+	out := make([]provider.QueuedActivity, len(rows))
+	for i, r := range rows {
+		out[i] = provider.QueuedActivity{ExecutionID: r.ExecutionID, ActivityID: r.ActivityID, Name: r.Name, Tag: r.Tag,
+			Queued: time.UnixMilli(r.CreatedAt), Attempts: int(r.AttemptCount), Leased: r.Leased}
+	}
+	return out, nil
+}

@@ -130,7 +130,8 @@ const (
 // lost, or at hard shutdown.
 func (r *Dispatcher) execute(lease *provider.WorkItemLease, fn engine.ActivityFunc) activityResult {
 	item := lease.Item
-	info := engine.ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount}
+	info := engine.ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount,
+		Tag: item.Tag, Worker: r.opts.WorkerID}
 	actx, cancel := context.WithCancel(engine.WithActivityInfo(r.hardCtx, info))
 	defer cancel()
 	done := make(chan activityResult, 1)

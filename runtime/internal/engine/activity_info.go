@@ -15,6 +15,10 @@ type ActivityInfo struct {
 	Attempt int
 	// Local is set when the activity runs inside its orchestration's turn (WithLocal).
 	Local bool
+	// Tag is the activity's routing tag (WithTag), "" for none.
+	Tag string
+	// Worker is the WorkerID of the runtime running it (a WorkerPool pod's name).
+	Worker string
 }
 
 type activityInfoKey struct{}

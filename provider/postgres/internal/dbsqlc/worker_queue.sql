@@ -18,3 +18,11 @@ SELECT dx_renew_work_item(@lock_token, @extend_ms::bigint)::text AS state;
 -- name: WorkItemEnqueue :exec
 SELECT dx_enqueue_worker(@instance_id, @execution_id::bigint, @activity_id::bigint, @work_item, @delay_ms::bigint,
                          sqlc.narg(tag)::text);
+
+-- An instance's queued and leased activities, oldest first.
+-- name: QueuedActivities :many
+SELECT w.execution_id, w.activity_id, COALESCE(w.work_item::jsonb ->> 'name', '')::text AS name,
+       COALESCE(w.tag, '')::text AS tag, w.created_at, w.attempt_count,
+       (w.lock_token IS NOT NULL AND w.locked_until > now())::boolean AS leased
+FROM worker_queue w WHERE w.instance_id = @instance_id
+ORDER BY w.id LIMIT @max_rows;

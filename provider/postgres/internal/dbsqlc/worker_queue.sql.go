@@ -7,7 +7,60 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
+
+const queuedActivities = `-- name: QueuedActivities :many
+SELECT w.execution_id, w.activity_id, COALESCE(w.work_item::jsonb ->> 'name', '')::text AS name,
+       COALESCE(w.tag, '')::text AS tag, w.created_at, w.attempt_count,
+       (w.lock_token IS NOT NULL AND w.locked_until > now())::boolean AS leased
+FROM worker_queue w WHERE w.instance_id = $1
+ORDER BY w.id LIMIT $2
+`
+
+type QueuedActivitiesParams struct {
+	InstanceID string
+	MaxRows    int32
+}
+
+type QueuedActivitiesRow struct {
+	ExecutionID  int64
+	ActivityID   int64
+	Name         string
+	Tag          string
+	CreatedAt    time.Time
+	AttemptCount int32
+	Leased       bool
+}
+
+// An instance's queued and leased activities, oldest first.
+func (q *Queries) QueuedActivities(ctx context.Context, db DBTX, arg QueuedActivitiesParams) ([]QueuedActivitiesRow, error) {
+	rows, err := db.Query(ctx, queuedActivities, arg.InstanceID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []QueuedActivitiesRow
+	for rows.Next() {
+		var i QueuedActivitiesRow
+		if err := rows.Scan(
+			&i.ExecutionID,
+			&i.ActivityID,
+			&i.Name,
+			&i.Tag,
+			&i.CreatedAt,
+			&i.AttemptCount,
+			&i.Leased,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const workItemAbandon = `-- name: WorkItemAbandon :exec
 SELECT dx_abandon_work_item($1, $2::bigint, $3::boolean)

@@ -58,3 +58,11 @@ SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
 -- An activity the turn cancelled.
 -- name: WorkItemCancel :exec
 DELETE FROM worker_queue WHERE instance_id = @instance_id AND execution_id = @execution_id AND activity_id = @activity_id;
+
+-- An instance's queued and leased activities, oldest first.
+-- name: QueuedActivities :many
+SELECT execution_id, activity_id, CAST(COALESCE(json_extract(work_item, '$.name'), '') AS TEXT) AS name,
+       CAST(COALESCE(tag, '') AS TEXT) AS tag, created_at, attempt_count,
+       CAST(lock_token IS NOT NULL AND locked_until > CAST(@now AS INTEGER) AS BOOLEAN) AS leased
+FROM worker_queue WHERE instance_id = @instance_id
+ORDER BY id LIMIT @max_rows;

@@ -10,6 +10,62 @@ import (
 	"database/sql"
 )
 
+const queuedActivities = `-- name: QueuedActivities :many
+SELECT execution_id, activity_id, CAST(COALESCE(json_extract(work_item, '$.name'), '') AS TEXT) AS name,
+       CAST(COALESCE(tag, '') AS TEXT) AS tag, created_at, attempt_count,
+       CAST(lock_token IS NOT NULL AND locked_until > CAST(?1 AS INTEGER) AS BOOLEAN) AS leased
+FROM worker_queue WHERE instance_id = ?2
+ORDER BY id LIMIT ?3
+`
+
+type QueuedActivitiesParams struct {
+	Now        int64
+	InstanceID string
+	MaxRows    int64
+}
+
+type QueuedActivitiesRow struct {
+	ExecutionID  int64
+	ActivityID   int64
+	Name         string
+	Tag          string
+	CreatedAt    int64
+	AttemptCount int64
+	Leased       bool
+}
+
+// An instance's queued and leased activities, oldest first.
+func (q *Queries) QueuedActivities(ctx context.Context, db DBTX, arg QueuedActivitiesParams) ([]QueuedActivitiesRow, error) {
+	rows, err := db.QueryContext(ctx, queuedActivities, arg.Now, arg.InstanceID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []QueuedActivitiesRow
+	for rows.Next() {
+		var i QueuedActivitiesRow
+		if err := rows.Scan(
+			&i.ExecutionID,
+			&i.ActivityID,
+			&i.Name,
+			&i.Tag,
+			&i.CreatedAt,
+			&i.AttemptCount,
+			&i.Leased,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const workItemAbandon = `-- name: WorkItemAbandon :execrows
 UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = ?1,
     attempt_count = CASE WHEN CAST(?2 AS BOOLEAN) THEN MAX(attempt_count - 1, 0) ELSE attempt_count END
