@@ -30,6 +30,13 @@ const (
 	// EventOrchestrationCancelRequested records a graceful cancellation
 	// (Client.Cancel) delivered to the orchestration.
 	EventOrchestrationCancelRequested EventKind = "OrchestrationCancelRequested"
+	// EventValueSet records that the code set its instance's value Name to
+	// Input; EventValueCleared that it removed Name; EventValuesCleared
+	// that it removed them all. Replay does not match them: the code sets
+	// the same values again.
+	EventValueSet      EventKind = "ValueSet"
+	EventValueCleared  EventKind = "ValueCleared"
+	EventValuesCleared EventKind = "ValuesCleared"
 )
 
 // Event is one entry of an execution's append-only history.
@@ -80,6 +87,9 @@ type Event struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Tag is, on ActivityScheduled, the activity's routing tag (WorkItem.Tag).
 	Tag string `json:"tag,omitempty"`
+	// Values is, on OrchestrationStarted, the instance's durable values when
+	// the execution began (carried over a continue-as-new).
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // ErrorClass tells who is responsible for a failure, and so what to do about it.

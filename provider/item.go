@@ -99,6 +99,9 @@ type OrchestrationAck struct {
 	// (timers nobody waits for any more), whether visible yet or not, unless
 	// another turn holds them.
 	CancelledTimers []TimerRef
+	// Values changes the instance's durable values (see ValuesUpdate); nil
+	// changes none.
+	Values *ValuesUpdate
 }
 
 // StatusChange reports that an instance's status or custom status changed.

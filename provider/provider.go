@@ -124,6 +124,11 @@ type Provider interface {
 	// unknown instance gets ErrNotFound.
 	GetCustomStatus(ctx context.Context, req CustomStatusRequest) (status CustomStatus, changed bool, err error)
 
+	// ReadValues returns the instance's durable values (all of them, or
+	// those of req.Keys it holds) as its last committed turn left them,
+	// each a JSON document by key. An unknown instance gets ErrNotFound.
+	ReadValues(ctx context.Context, req ValuesRequest) (map[string]string, error)
+
 	// Watch reports instance status and custom status changes recorded after the
 	// call, by this process or any other sharing the store, until ctx ends; then
 	// the channel is closed. Changes to one instance may be coalesced into one

@@ -67,6 +67,9 @@ type WorkItem struct {
 	Carry []WorkItem `json:"carry,omitempty"`
 	// CustomStatus, on a ContinueAsNew, is the custom status the new execution starts with.
 	CustomStatus *string `json:"customStatus,omitempty"`
+	// Values, on a ContinueAsNew, are the durable values the new execution
+	// starts with.
+	Values map[string]string `json:"values,omitempty"`
 	// History, on a Rewind, is the events the new execution starts from.
 	History []Event `json:"history,omitempty"`
 	// Owner, on a StartOrchestration or ContinueAsNew, names who started the

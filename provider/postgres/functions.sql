@@ -150,7 +150,11 @@ CREATE FUNCTION dx_ack_orchestration_items(
     p_incarnations BIGINT[],
     -- p_worker_tags: each worker item's tag (NULL: untagged); generation 2
     -- callers pass none.
-    p_worker_tags TEXT[] DEFAULT NULL
+    p_worker_tags TEXT[] DEFAULT NULL,
+    -- Values (provider.ValuesUpdate): p_value_replace per ack; each key of
+    -- an ack with its value, NULL to clear it.
+    p_value_replace BOOLEAN[] DEFAULT NULL,
+    p_value_acks INT[] DEFAULT NULL, p_value_keys TEXT[] DEFAULT NULL, p_value_data TEXT[] DEFAULT NULL
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_states TEXT[],
                  -- The status change an ack made, as Watch reports it (NULL when
@@ -202,7 +206,8 @@ BEGIN
         END IF;
         -- A turn for an instance that was never started may only drop its messages.
         v_start := v_current[v_a] IS NOT NULL OR COALESCE(p_names[v_a], '') <> '';
-        IF NOT v_start AND (p_statuses[v_a] IS NOT NULL OR p_custom_set[v_a] OR v_a = ANY (p_event_acks)) THEN
+        IF NOT v_start AND (p_statuses[v_a] IS NOT NULL OR p_custom_set[v_a] OR v_a = ANY (p_event_acks)
+                            OR v_a = ANY (p_value_acks) OR COALESCE(p_value_replace[v_a], false)) THEN
             RAISE EXCEPTION 'the first turn of instance % must name its orchestration', v_instances[v_a] USING ERRCODE = 'DX003';
         END IF;
         v_new := v_start AND (v_current[v_a] IS NULL OR p_executions[v_a] > v_current[v_a]);
@@ -285,6 +290,19 @@ BEGIN
         END IF;
     END IF;
 
+    IF true = ANY (p_value_replace) THEN
+        DELETE FROM instance_values v USING unnest(v_instances, p_value_replace) AS r(inst, replace)
+        WHERE r.replace AND v.instance_id = r.inst;
+    END IF;
+    IF cardinality(p_value_keys) > 0 THEN
+        DELETE FROM instance_values v USING unnest(p_value_acks, p_value_keys, p_value_data) AS u(a, k, data)
+        WHERE u.data IS NULL AND v.instance_id = v_instances[u.a] AND v.key = u.k;
+        INSERT INTO instance_values AS v (instance_id, key, value, execution_id, updated_at)
+        SELECT v_instances[u.a], u.k, u.data, p_executions[u.a], v_now
+        FROM unnest(p_value_acks, p_value_keys, p_value_data) AS u(a, k, data) WHERE u.data IS NOT NULL
+        ON CONFLICT ON CONSTRAINT instance_values_pkey DO UPDATE
+            SET value = EXCLUDED.value, execution_id = EXCLUDED.execution_id, updated_at = EXCLUDED.updated_at;
+    END IF;
     IF cardinality(p_worker_data) > 0 THEN
         WITH src AS MATERIALIZED (
             SELECT u.a, u.inst, u.ex, u.act, u.data, u.lease, u.pos, p_worker_tags[u.pos] AS tag,
@@ -591,6 +609,7 @@ BEGIN
     GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
     DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
     GET DIAGNOSTICS v_rows = ROW_COUNT; messages_deleted := messages_deleted + v_rows;
+    DELETE FROM instance_values v WHERE v.instance_id = ANY (v_ids);
     -- Removing the lock makes an in-flight ack fail instead of recreating the instance.
     DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
     DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
@@ -787,6 +806,7 @@ BEGIN
         PERFORM dx_delete_executions(v_ids);
         DELETE FROM orchestrator_queue q WHERE q.instance_id = ANY (v_ids);
         DELETE FROM worker_queue w WHERE w.instance_id = ANY (v_ids);
+        DELETE FROM instance_values v WHERE v.instance_id = ANY (v_ids);
         DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
         DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
     END IF;

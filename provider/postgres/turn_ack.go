@@ -64,6 +64,11 @@ type ackBatchArgs struct {
 
 	timerAcks                 []int32
 	timerExecutions, timerIDs []int64
+
+	valueReplace []bool
+	valueAcks    []int32
+	valueKeys    []string
+	valueData    []*string
 }
 
 func newAckBatchArgs(acks []*turnAck) *ackBatchArgs {
@@ -116,6 +121,22 @@ func (a *ackBatchArgs) add(ord int32, ack *turnAck) {
 		a.timerAcks = append(a.timerAcks, ord)
 		a.timerExecutions, a.timerIDs = append(a.timerExecutions, t.ExecutionID), append(a.timerIDs, t.TimerID)
 	}
+	a.addValues(ord, enc.Values)
+}
+
+// addValues adds an ack's values update: a key with its value, or with
+// NULL to clear it.
+func (a *ackBatchArgs) addValues(ord int32, u *provider.ValuesUpdate) {
+	a.valueReplace = append(a.valueReplace, u != nil && u.Replace)
+	if u == nil {
+		return
+	}
+	for k, v := range u.Set {
+		a.valueAcks, a.valueKeys, a.valueData = append(a.valueAcks, ord), append(a.valueKeys, k), append(a.valueData, &v)
+	}
+	for _, k := range u.Clear {
+		a.valueAcks, a.valueKeys, a.valueData = append(a.valueAcks, ord), append(a.valueKeys, k), append(a.valueData, nil)
+	}
 }
 
 // addWorkerItems adds ack's worker items, each with its place in the ack's
@@ -159,6 +180,8 @@ func (a *ackBatchArgs) named() []namedArg {
 		{"p_cancel_activities", nonNil(a.cancelActivities)},
 		{"p_timer_acks", nonNil(a.timerAcks)}, {"p_timer_executions", nonNil(a.timerExecutions)},
 		{"p_timer_ids", nonNil(a.timerIDs)},
+		{"p_value_replace", a.valueReplace}, {"p_value_acks", nonNil(a.valueAcks)},
+		{"p_value_keys", nonNil(a.valueKeys)}, {"p_value_data", nonNil(a.valueData)},
 	}
 }
 

@@ -138,6 +138,7 @@ func Groups() []Group {
 		{"CachedTurns", cachedTurnCases()},
 		{"QuietAcks", quietAckCases()},
 		{"Tags", tagCases()},
+		{"Values", valueCases()},
 	}
 }
 

@@ -161,7 +161,7 @@ func deleteRows(ctx context.Context, tx *txn, ids []string) (provider.DeleteResu
 		return provider.DeleteResult{}, fmt.Errorf("encode instance list: %w", err)
 	}
 	var res provider.DeleteResult
-	var locks int64
+	var locks, values int64
 	steps := []struct {
 		table string
 		run   func(context.Context, dbsqlc.DBTX, string) (int64, error)
@@ -171,6 +171,7 @@ func deleteRows(ctx context.Context, tx *txn, ids []string) (provider.DeleteResu
 		{"executions", queries.DeleteExecutionsOf, &res.ExecutionsDeleted},
 		{"orchestrator_queue", queries.DeleteOrchestratorQueueOf, &res.MessagesDeleted},
 		{"worker_queue", queries.DeleteWorkerQueueOf, &res.MessagesDeleted},
+		{"instance_values", queries.DeleteValuesOf, &values},
 		{"instance_locks", queries.DeleteInstanceLocksOf, &locks},
 		{"instances", queries.DeleteInstancesOf, &res.InstancesDeleted},
 	}

@@ -162,7 +162,7 @@ func commitTurn(ctx context.Context, tx *txn, op string, state claimedInstance, 
 	if !state.exists && enc.Meta.OrchestrationName == "" {
 		// A turn for an instance that was never started (its messages are being
 		// dropped) may not write history: there would be no instance to own it.
-		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil {
+		if len(enc.Events) > 0 || enc.Meta.Status != "" || enc.CustomStatus != nil || enc.Values != nil {
 			return false, false, encode.Invalid(op, instance, "the first turn of an instance must name its orchestration in the metadata")
 		}
 		return false, false, nil
@@ -209,6 +209,9 @@ func writeExecution(ctx context.Context, tx *txn, op, instance string, enc encod
 		}
 	}
 	if err := appendEvents(ctx, tx, op, instance, enc.ExecutionID, enc.Events, now); err != nil {
+		return err
+	}
+	if err := writeValues(ctx, tx, instance, enc.ExecutionID, enc.Values, now); err != nil {
 		return err
 	}
 	if enc.Meta.Status != "" {

@@ -80,6 +80,8 @@ type Ack struct {
 	Meta            provider.ExecutionMetadata
 	ExecutionID     int64
 	CustomStatus    *provider.CustomStatusUpdate
+	// Values is nil when the ack changes no value.
+	Values *provider.ValuesUpdate
 }
 
 // Event is a history event and its stored form.
@@ -103,6 +105,12 @@ func EncodeAck(op string, ack provider.OrchestrationAck) (Ack, error) {
 	}
 	if s := ack.Metadata.Status; s != "" && !s.Valid() {
 		return out, Invalid(op, "", "unknown execution status %q", s)
+	}
+	if err := ack.Values.Validate(); err != nil {
+		return out, Invalid(op, "", "%v", err)
+	}
+	if !ack.Values.Empty() {
+		out.Values = ack.Values
 	}
 	seen := make(map[int64]bool, len(ack.HistoryDelta))
 	for _, e := range ack.HistoryDelta {
