@@ -168,6 +168,12 @@ const (
 	// MaxLocalActivitiesPerTurn bounds the WithLocal activities one turn
 	// runs; past it they are queued for workers.
 	MaxLocalActivitiesPerTurn = engine.MaxLocalActivitiesPerTurn
+	// MaxValueKeyBytes, MaxValueBytes and MaxValueKeys bound an instance's
+	// durable values (OrchestrationContext.SetValue): a key, one value's
+	// JSON, and how many keys it holds. SetValue refuses what exceeds them.
+	MaxValueKeyBytes = engine.MaxValueKeyBytes
+	MaxValueBytes    = engine.MaxValueBytes
+	MaxValueKeys     = engine.MaxValueKeys
 )
 
 // DefaultVersion is the version of orchestrations registered without one.

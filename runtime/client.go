@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -369,6 +370,39 @@ func pendingStatus(info provider.InstanceInfo) *Status {
 // knownVersion; changed is false otherwise, at the cost of one cheap query.
 func (c *Client) CustomStatus(ctx context.Context, instanceID string, knownVersion int64) (provider.CustomStatus, bool, error) {
 	return c.p.GetCustomStatus(ctx, provider.CustomStatusRequest{Instance: instanceID, KnownVersion: knownVersion})
+}
+
+// Value decodes the durable value the instance holds under key (set by
+// its code with OrchestrationContext.SetValue; as its last committed turn
+// left it) into out, and reports whether it holds one. An unknown instance
+// gets provider.ErrNotFound.
+func (c *Client) Value(ctx context.Context, instanceID, key string, out any) (bool, error) {
+	values, err := c.p.ReadValues(ctx, provider.ValuesRequest{Instance: instanceID, Keys: []string{key}})
+	if err != nil {
+		return false, fmt.Errorf("value %q of %q: %w", key, instanceID, err)
+	}
+	v, ok := values[key]
+	if !ok {
+		return false, nil
+	}
+	if err := engine.DecodePayload(v, out); err != nil {
+		return true, fmt.Errorf("value %q of %q: %w", key, instanceID, err)
+	}
+	return true, nil
+}
+
+// Values returns every durable value of the instance as JSON, by key. An
+// unknown instance gets provider.ErrNotFound.
+func (c *Client) Values(ctx context.Context, instanceID string) (map[string]json.RawMessage, error) {
+	values, err := c.p.ReadValues(ctx, provider.ValuesRequest{Instance: instanceID})
+	if err != nil {
+		return nil, fmt.Errorf("values of %q: %w", instanceID, err)
+	}
+	out := make(map[string]json.RawMessage, len(values))
+	for k, v := range values {
+		out[k] = json.RawMessage(v)
+	}
+	return out, nil
 }
 
 // Wait blocks until the instance finishes (Completed, Failed or Terminated)

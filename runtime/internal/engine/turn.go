@@ -134,6 +134,11 @@ type ackBuilder struct {
 	// customStatusChanged is set when live code changed the custom status
 	// during the turn (even back to its first value: readers see a new version).
 	customStatusChanged bool
+	// values are the instance's durable values (values.go); live code
+	// changed the keys of valuesChanged, or replaced them all.
+	values         map[string]string
+	valuesChanged  map[string]bool
+	valuesReplaced bool
 
 	nextID          int64
 	firstTurn       bool
@@ -219,6 +224,7 @@ func newTurn(reg *Registry, in TurnInput, logger *slog.Logger) *turn {
 		ackBuilder:  ackBuilder{nextID: int64(len(in.history)) + 1, customStatus: in.customStatus},
 	}
 	t.root = &scope{}
+	t.startValues(nil)
 	t.sched.verifyCaller.Store(true)
 	t.ctx = &OrchestrationContext{t: t, scope: t.root}
 	t.logger = slog.New(replaySafeHandler{inner: logger.Handler(), replaying: func() bool { return t.replaying }}).
@@ -289,10 +295,11 @@ func (t *turn) recordStart(start *provider.WorkItem, version string) {
 	t.parent = parentRef{start.ParentInstance, start.ParentExecutionID, start.ParentID}
 	t.curTime = t.now
 	t.customStatus = start.CustomStatus
+	t.startValues(start.Values)
 	t.appendEvent(provider.Event{Kind: provider.EventOrchestrationStarted, Name: start.Name, Version: version,
 		Input: start.Input, ParentInstance: start.ParentInstance, ParentExecutionID: start.ParentExecutionID,
 		ParentID: start.ParentID, ExecutionID: t.executionID, CustomStatus: start.CustomStatus, Owner: start.Owner,
-		Headers: start.Headers})
+		Headers: start.Headers, Values: start.Values})
 }
 
 // replay re-runs the orchestration against its history, checking each
@@ -310,6 +317,7 @@ func (t *turn) replay(history []provider.Event) error {
 	t.headers = started.Headers
 	t.parent = parentRef{started.ParentInstance, started.ParentExecutionID, started.ParentID}
 	t.customStatus = started.CustomStatus
+	t.startValues(started.Values)
 	t.replaying = true
 	t.sched.verifyCaller.Store(false)
 	t.curTime = time.UnixMilli(started.Time)
@@ -353,7 +361,7 @@ func (t *turn) rewind(seed []provider.Event) error {
 	if err := t.replay(seed); err != nil {
 		return err
 	}
-	t.firstTurn, t.customStatusChanged = true, true
+	t.firstTurn, t.customStatusChanged, t.valuesReplaced = true, true, true
 	t.replaying = false
 	t.sched.verifyCaller.Store(true)
 	t.curTime = t.now
@@ -392,6 +400,9 @@ func (t *turn) isEndCancellation(ev provider.Event) bool {
 }
 
 func (t *turn) replayEvent(ev provider.Event) error {
+	if isValueEvent(ev.Kind) {
+		return nil // the code sets its values again as it replays
+	}
 	if ev.Kind == provider.EventExternalRaised {
 		t.rememberEventKey(ev.Key)
 	}
@@ -820,7 +831,8 @@ func (t *turn) finish() {
 		t.continued = &provider.WorkItem{Kind: provider.WorkContinueAsNew, Instance: t.instance,
 			Name: t.name, Version: can.version, Input: can.input, ExecutionID: t.executionID + 1,
 			ParentInstance: t.parent.instance, ParentExecutionID: t.parent.executionID, ParentID: t.parent.id,
-			CustomStatus: t.customStatus, Owner: t.owner, Headers: t.scheduled(ScheduleContinueAsNew, t.instance, t.name, 0)}
+			CustomStatus: t.customStatus, Owner: t.owner, Headers: t.scheduled(ScheduleContinueAsNew, t.instance, t.name, 0),
+			Values: carriedValues(t.values)}
 	case t.mainErr != nil:
 		t.cancelOutstanding("instance " + t.instance + " failed")
 		d := DetailsOf(t.mainErr)
@@ -981,6 +993,7 @@ func (t *turn) ack(in TurnInput) provider.OrchestrationAck {
 		ExecutionID: t.executionID, HistoryDelta: delta, WorkerItems: t.workerItems,
 		OrchestratorItems: orchItems, CancelledActivities: t.cancelled, CancelledTimers: t.cancelledTimers,
 		Metadata: provider.ExecutionMetadata{Status: t.status, Output: t.output},
+		Values:   t.valuesUpdate(),
 	}
 	dropScheduledAndCancelled(&ack)
 	if t.firstTurn {
