@@ -169,7 +169,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		return nil
 	}
 	root.AddCommand(c.startCommand(), c.raiseCommand(), c.terminateCommand(), c.cancelCommand(), c.rewindCommand(), c.retryCommand(), c.waitCommand(),
-		c.statusCommand(), c.treeCommand(), c.watchCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand(),
+		c.statusCommand(), c.kvCommand(), c.treeCommand(), c.watchCommand(), c.historyCommand(), c.listCommand(), c.deleteCommand(), c.purgeCommand(), c.statsCommand(),
 		c.workersCommand(), c.uiCommand(), c.replayCommand(), c.vetCommand(), c.versionCommand())
 	root.Version = buildVersion()
 	root.SetVersionTemplate("duroxide {{.Version}}\n")

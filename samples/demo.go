@@ -40,6 +40,16 @@ func Demos() []Demo {
 			Want:  `{"booked":["flight","hotel"],"failed":"car","compensated":["hotel","flight"]}`},
 		{Name: "retry policy (succeeds on the third attempt)", Orchestration: "Retry", Input: "payment-7",
 			Want: `"charged payment-7 on attempt 3"`},
+		{Name: "shopping cart in durable values", Orchestration: "Cart", Input: struct{}{},
+			Interact: func(ctx context.Context, c *runtime.Client, id string) error {
+				for _, ev := range []CartEvent{{Add: "apple", Price: 3}, {Add: "pear", Price: 4}, {Add: "fig", Price: 2}, {Checkout: true}} {
+					if err := c.RaiseEvent(ctx, id, "cart", ev); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			Want: `{"items":["apple","pear","fig"],"total":9}`},
 		{Name: "activity routed by tag to a GPU worker", Orchestration: "Render", Input: "teapot",
 			Want: `"frame teapot rendered by ` + DemoGPUWorker + `"`},
 	}

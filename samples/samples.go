@@ -35,6 +35,7 @@ func Register(reg *runtime.Registry) {
 	runtime.RegisterOrchestration(reg, "Saga", Saga)
 	runtime.RegisterOrchestration(reg, "Retry", Retry)
 	runtime.RegisterOrchestration(reg, "Render", Render)
+	runtime.RegisterOrchestration(reg, "Cart", Cart)
 }
 
 func greet(_ context.Context, name string) (string, error) {

@@ -78,11 +78,11 @@ func run(dbPath string, timeout time.Duration, verbose bool) error {
 	failed := 0
 	for i, r := range results {
 		if r.OK() {
-			fmt.Printf("%d. %-46s %s  (%v)\n", i+1, r.Demo.Name, r.Status.Output, r.Elapsed.Round(time.Millisecond))
+			fmt.Printf("%2d. %-46s %s  (%v)\n", i+1, r.Demo.Name, r.Status.Output, r.Elapsed.Round(time.Millisecond))
 			continue
 		}
 		failed++
-		fmt.Printf("%d. %-46s FAILED: %v\n", i+1, r.Demo.Name, r.Err)
+		fmt.Printf("%2d. %-46s FAILED: %v\n", i+1, r.Demo.Name, r.Err)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d samples failed", failed, len(results))
