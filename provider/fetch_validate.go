@@ -18,6 +18,9 @@ func (r FetchRequest) Validate() error {
 	if r.PollFor < 0 {
 		return invalidRequest(op, "", "poll timeout must not be negative, got %v", r.PollFor)
 	}
+	if err := r.Capability.Validate(); err != nil {
+		return invalidRequest(op, "", "%v", err)
+	}
 	return nil
 }
 

@@ -161,6 +161,13 @@ type FetchRequest struct {
 	// Activity; when that is stale, the timers are still queued, for a named
 	// fetch or any other. A store without a cache ignores it.
 	FromCache bool
+	// Capability, when not nil, leaves out the instances whose
+	// orchestration and pinned version (recorded by the first turn of their
+	// current execution) it does not admit, without locking them, so two
+	// builds of the code on one store never run each other's instances. An
+	// instance whose start is still queued has no pinned version and is
+	// always admitted. A named fetch and cached turns (FromCache) ignore it.
+	Capability *Capability
 	// Deliver, with FromCache and Instance, asks the cache alone (the store
 	// is not read and nothing is locked) for the turn of Instance that
 	// delivers these messages in order, for execution

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -22,4 +25,68 @@ func canonicalVersion(v string) string {
 		return "v" + v
 	}
 	return v
+}
+
+// Capability is what a fetcher can run: the versions of each orchestration
+// it registers (FetchRequest.Capability).
+type Capability struct {
+	Orchestrations map[string][]string
+}
+
+// Pairs lists the (name, version) pairs c admits, in parallel slices, each
+// version in every spelling a store may hold ("1.2.0", "v1.2.0", "1.2"),
+// sorted by name.
+func (c *Capability) Pairs() (names, versions []string) {
+	for _, name := range slices.Sorted(maps.Keys(c.Orchestrations)) {
+		seen := map[string]bool{}
+		for _, v := range c.Orchestrations[name] {
+			for _, s := range versionSpellings(v) {
+				if !seen[s] {
+					seen[s] = true
+					names, versions = append(names, name), append(versions, s)
+				}
+			}
+		}
+	}
+	return names, versions
+}
+
+// Validate reports a capability with an unnamed orchestration or an
+// invalid version.
+func (c *Capability) Validate() error {
+	if c == nil {
+		return nil
+	}
+	for name, versions := range c.Orchestrations {
+		if name == "" {
+			return fmt.Errorf("capability names an orchestration without a name")
+		}
+		for _, v := range versions {
+			if !ValidVersion(v) {
+				return fmt.Errorf("capability: orchestration %q version %q is not a semantic version", name, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Admits reports whether c admits an instance of the orchestration at its
+// pinned version ("" for none pinned: any registered version).
+func (c *Capability) Admits(name, version string) bool {
+	if c == nil {
+		return true
+	}
+	versions, ok := c.Orchestrations[name]
+	if !ok || version == "" {
+		return ok
+	}
+	return slices.ContainsFunc(versions, func(v string) bool { return CompareVersions(v, version) == 0 })
+}
+
+// versionSpellings are the ways v may be written: with and without the
+// leading "v", in full and as given.
+func versionSpellings(v string) []string {
+	bare := strings.TrimPrefix(v, "v")
+	full := strings.TrimPrefix(semver.Canonical(canonicalVersion(v)), "v")
+	return []string{v, bare, "v" + bare, full, "v" + full}
 }

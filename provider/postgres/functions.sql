@@ -54,7 +54,13 @@ END;
 $$;
 
 -- Fetches take the ready instances' turns through dx_fetch_instance_items.
-CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT, p_exclude TEXT[])
+-- With p_cap_names (provider.Capability: parallel to p_cap_versions), an
+-- instance is a candidate only when it does not exist yet (a queued start)
+-- or the pairs hold its orchestration and pinned version (any, when none is
+-- pinned); the filter runs in the scan, so what it skips is never locked.
+-- Generation 2 callers pass none.
+CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT, p_exclude TEXT[],
+                                             p_cap_names TEXT[] DEFAULT NULL, p_cap_versions TEXT[] DEFAULT NULL)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
@@ -79,6 +85,11 @@ BEGIN
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
                   AND q.instance_id NOT IN (SELECT unnest(p_exclude))
+                  AND (p_cap_names IS NULL OR NOT EXISTS (
+                      SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id
+                        AND NOT EXISTS (SELECT 1 FROM unnest(p_cap_names, p_cap_versions) AS c(name, version)
+                                        WHERE c.name = i.orchestration_name
+                                          AND (c.version = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
@@ -232,7 +243,11 @@ BEGIN
         UPDATE instances i SET
             current_execution_id = greatest(i.current_execution_id, u.ex),
             orchestration_name = COALESCE(NULLIF(u.name, ''), i.orchestration_name),
-            orchestration_version = COALESCE(NULLIF(u.version, ''), i.orchestration_version),
+            -- The version is pinned by an execution's first turn (it has no
+            -- history yet), and stays for the execution.
+            orchestration_version = CASE WHEN NULLIF(u.version, '') IS NOT NULL AND (u.ex > i.current_execution_id
+                    OR NOT EXISTS (SELECT 1 FROM history h WHERE h.instance_id = i.instance_id AND h.execution_id = u.ex))
+                THEN u.version ELSE i.orchestration_version END,
             custom_status = CASE WHEN u.cs THEN u.cv ELSE i.custom_status END,
             custom_status_version = i.custom_status_version + CASE WHEN u.cs THEN 1 ELSE 0 END,
             status_seq = CASE WHEN u.ch THEN nextval('status_seq') ELSE i.status_seq END,

@@ -29,7 +29,13 @@ func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (store
 			return storeengine.Ready{Items: items}, classify(op, "", err)
 		}
 	}
-	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3)`, r.Max, r.LockFor.Milliseconds(), r.Exclude)
+	var names, versions []string // NULL: no capability filter
+	if r.Capability != nil {
+		names, versions = r.Capability.Pairs()
+		names, versions = nonNil(names), nonNil(versions)
+	}
+	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3, $4, $5)`, r.Max, r.LockFor.Milliseconds(), r.Exclude,
+		names, versions)
 	if err != nil {
 		return storeengine.Ready{}, classify(op, "", err)
 	}

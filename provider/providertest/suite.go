@@ -139,6 +139,7 @@ func Groups() []Group {
 		{"QuietAcks", quietAckCases()},
 		{"Tags", tagCases()},
 		{"Values", valueCases()},
+		{"Versioning", versionCases()},
 	}
 }
 

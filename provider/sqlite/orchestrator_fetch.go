@@ -20,7 +20,7 @@ import (
 func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (storeengine.Ready, error) {
 	const op = "fetch orchestration items"
 	p := d.p
-	if len(r.Named) == 0 && !p.orchestrationReady(ctx) {
+	if len(r.Named) == 0 && !p.orchestrationReady(ctx, capabilityPairs(r.Capability)) {
 		return storeengine.Ready{NextDue: p.nextDue(ctx)}, nil
 	}
 	items, err := p.lockReadyInstances(ctx, op, r)
@@ -34,6 +34,21 @@ func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (store
 		return storeengine.Ready{NextDue: p.nextDue(ctx)}, nil
 	}
 	return storeengine.Ready{Items: items}, nil
+}
+
+// capabilityPairs is c as the queries take it: a JSON array of [name,
+// version] pairs, NULL for no filter.
+func capabilityPairs(c *provider.Capability) sql.NullString {
+	if c == nil {
+		return sql.NullString{}
+	}
+	names, versions := c.Pairs()
+	pairs := make([][2]string, len(names))
+	for i := range names {
+		pairs[i] = [2]string{names[i], versions[i]}
+	}
+	b, _ := json.Marshal(pairs) // strings always encode
+	return sql.NullString{String: string(b), Valid: true}
 }
 
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
@@ -61,6 +76,7 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, r storeeng
 	if err != nil {
 		return nil, fmt.Errorf("list cached turns in flight: %w", err)
 	}
+	caps := capabilityPairs(r.Capability)
 	err = p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]
 		now := nowMs()
@@ -76,7 +92,7 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, r storeeng
 		if len(items) == max {
 			return nil
 		}
-		ids, err := readyInstances(ctx, tx, now, max-len(items), string(exclude))
+		ids, err := readyInstances(ctx, tx, now, max-len(items), string(exclude), caps)
 		if err != nil {
 			return err
 		}
@@ -104,6 +120,10 @@ const readyInstancesQuery = `
 		WHERE q.visible_at <= ? AND NOT EXISTS (
 			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
 		  AND q.instance_id NOT IN (SELECT value FROM json_each(?))
+		  AND (? IS NULL OR NOT EXISTS (
+		      SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
+		          SELECT 1 FROM json_each(?) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
+		            AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))
 		ORDER BY q.visible_at, q.id
 		LIMIT ?`
 
@@ -114,8 +134,8 @@ const readyInstancesQuery = `
 // as a generated query reads every row into a slice first. It leaves out the
 // instances in exclude (a JSON array): cached timer turns in flight, and
 // timers about to fall due.
-func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, max*16)
+func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string, caps sql.NullString) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, caps, caps, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}

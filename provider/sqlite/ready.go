@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
@@ -12,10 +13,10 @@ import (
 // a fetch can find anything; only then does the fetch take the write lock.
 // A read error falls through to the fetch, which reports it.
 
-// orchestrationReady reports whether some instance has a visible message and
-// no live lock.
-func (p *Provider) orchestrationReady(ctx context.Context) bool {
-	ready, err := queries.OrchestratorReady(ctx, p.stmts, nowMs())
+// orchestrationReady reports whether some instance caps admits has a
+// visible message and no live lock.
+func (p *Provider) orchestrationReady(ctx context.Context, caps sql.NullString) bool {
+	ready, err := queries.OrchestratorReady(ctx, p.stmts, dbsqlc.OrchestratorReadyParams{Now: nowMs(), Caps: caps})
 	return err != nil || ready
 }
 

@@ -84,6 +84,9 @@ type ReadyParams struct {
 	// Exclude are instances a look must leave: their cached timer turns are
 	// in flight, or their timers are about to fall due.
 	Exclude []string
+	// Capability, when not nil, restricts the look for any instance (not
+	// Named) as provider.FetchRequest.Capability says.
+	Capability *provider.Capability
 }
 
 // WorkParams are a look for an activity.

@@ -80,7 +80,12 @@ VALUES (@instance_id, @orchestration_name, @orchestration_version, @execution_id
 UPDATE instances SET
     current_execution_id = MAX(current_execution_id, CAST(@execution_id AS INTEGER)),
     orchestration_name = COALESCE(NULLIF(CAST(@orchestration_name AS TEXT), ''), orchestration_name),
-    orchestration_version = COALESCE(NULLIF(CAST(@orchestration_version AS TEXT), ''), orchestration_version),
+    -- The version is pinned by an execution's first turn (it has no history
+    -- yet), and stays for the execution.
+    orchestration_version = CASE WHEN NULLIF(CAST(@orchestration_version AS TEXT), '') IS NOT NULL
+            AND (CAST(@execution_id AS INTEGER) > current_execution_id OR NOT EXISTS (SELECT 1 FROM history h
+                WHERE h.instance_id = @instance_id AND h.execution_id = CAST(@execution_id AS INTEGER)))
+        THEN CAST(@orchestration_version AS TEXT) ELSE orchestration_version END,
     custom_status = CASE WHEN CAST(@custom_set AS BOOLEAN) THEN @custom_status ELSE custom_status END,
     custom_status_version = custom_status_version + CASE WHEN CAST(@custom_set AS BOOLEAN) THEN 1 ELSE 0 END,
     status_seq = CASE WHEN CAST(@seq AS INTEGER) > 0 THEN CAST(@seq AS INTEGER) ELSE status_seq END,

@@ -484,23 +484,28 @@ const instanceUpdate = `-- name: InstanceUpdate :exec
 UPDATE instances SET
     current_execution_id = MAX(current_execution_id, CAST(?1 AS INTEGER)),
     orchestration_name = COALESCE(NULLIF(CAST(?2 AS TEXT), ''), orchestration_name),
-    orchestration_version = COALESCE(NULLIF(CAST(?3 AS TEXT), ''), orchestration_version),
-    custom_status = CASE WHEN CAST(?4 AS BOOLEAN) THEN ?5 ELSE custom_status END,
-    custom_status_version = custom_status_version + CASE WHEN CAST(?4 AS BOOLEAN) THEN 1 ELSE 0 END,
-    status_seq = CASE WHEN CAST(?6 AS INTEGER) > 0 THEN CAST(?6 AS INTEGER) ELSE status_seq END,
-    updated_at = CAST(?7 AS INTEGER)
-WHERE instance_id = ?8
+    -- The version is pinned by an execution's first turn (it has no history
+    -- yet), and stays for the execution.
+    orchestration_version = CASE WHEN NULLIF(CAST(?3 AS TEXT), '') IS NOT NULL
+            AND (CAST(?1 AS INTEGER) > current_execution_id OR NOT EXISTS (SELECT 1 FROM history h
+                WHERE h.instance_id = ?4 AND h.execution_id = CAST(?1 AS INTEGER)))
+        THEN CAST(?3 AS TEXT) ELSE orchestration_version END,
+    custom_status = CASE WHEN CAST(?5 AS BOOLEAN) THEN ?6 ELSE custom_status END,
+    custom_status_version = custom_status_version + CASE WHEN CAST(?5 AS BOOLEAN) THEN 1 ELSE 0 END,
+    status_seq = CASE WHEN CAST(?7 AS INTEGER) > 0 THEN CAST(?7 AS INTEGER) ELSE status_seq END,
+    updated_at = CAST(?8 AS INTEGER)
+WHERE instance_id = ?4
 `
 
 type InstanceUpdateParams struct {
 	ExecutionID          int64
 	OrchestrationName    string
 	OrchestrationVersion string
+	InstanceID           string
 	CustomSet            bool
 	CustomStatus         sql.NullString
 	Seq                  int64
 	Now                  int64
-	InstanceID           string
 }
 
 // A turn's changes to its instance row: the current execution, the
@@ -511,11 +516,11 @@ func (q *Queries) InstanceUpdate(ctx context.Context, db DBTX, arg InstanceUpdat
 		arg.ExecutionID,
 		arg.OrchestrationName,
 		arg.OrchestrationVersion,
+		arg.InstanceID,
 		arg.CustomSet,
 		arg.CustomStatus,
 		arg.Seq,
 		arg.Now,
-		arg.InstanceID,
 	)
 	return err
 }

@@ -15,11 +15,17 @@ SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue
 INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
 VALUES (@instance_id, @work_item, @visible_at, @created_at);
 
--- Whether some instance has a visible message and no live lock.
+-- Whether some instance has a visible message and no live lock, and, with
+-- caps (a JSON array of [name, version] pairs: provider.Capability), is a
+-- queued start or runs an orchestration and pinned version caps holds.
 -- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
-    WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)) AS BOOLEAN) AS ready;
+    WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)
+      AND (sqlc.narg(caps) IS NULL OR NOT EXISTS (
+    SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
+        SELECT 1 FROM json_each(sqlc.narg(caps)) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
+          AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))) AS BOOLEAN) AS ready;
 
 -- The owner the instance's queued start records.
 -- name: QueuedStartOwner :one

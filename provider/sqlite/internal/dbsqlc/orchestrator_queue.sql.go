@@ -93,12 +93,23 @@ func (q *Queries) OrchestratorNextDue(ctx context.Context, db DBTX, now int64) (
 const orchestratorReady = `-- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
-    WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)) AS BOOLEAN) AS ready
+    WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)
+      AND (?2 IS NULL OR NOT EXISTS (
+    SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
+        SELECT 1 FROM json_each(?2) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
+          AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))) AS BOOLEAN) AS ready
 `
 
-// Whether some instance has a visible message and no live lock.
-func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, now int64) (bool, error) {
-	row := db.QueryRowContext(ctx, orchestratorReady, now)
+type OrchestratorReadyParams struct {
+	Now  int64
+	Caps interface{}
+}
+
+// Whether some instance has a visible message and no live lock, and, with
+// caps (a JSON array of [name, version] pairs: provider.Capability), is a
+// queued start or runs an orchestration and pinned version caps holds.
+func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, arg OrchestratorReadyParams) (bool, error) {
+	row := db.QueryRowContext(ctx, orchestratorReady, arg.Now, arg.Caps)
 	var ready bool
 	err := row.Scan(&ready)
 	return ready, err
