@@ -336,7 +336,7 @@ func capConcurrentNoDoubleLock(t *testing.T, f Factory) {
 func capInvalidRejected(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	for what, c := range map[string]*provider.Capability{
-		"a version that is not semver": capOf(orchName, "banana"),
+		"a version that is not semver":  capOf(orchName, "banana"),
 		"an orchestration without name": capOf("", "1.0.0"),
 	} {
 		_, err := e.p.Fetch(e.ctx, provider.FetchRequest{Max: 1, LockFor: longLock, Capability: c})

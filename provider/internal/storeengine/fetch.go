@@ -89,7 +89,7 @@ func (e *Engine) lookOnce(ctx context.Context, req provider.FetchRequest) ([]*pr
 	}
 	got, err := e.driver.LockReady(ctx, ReadyParams{
 		Max: req.Max - len(turns), LockFor: req.LockFor, Named: named,
-		Exclude: append(e.InFlight.List(), e.Due.Upcoming(now, owed)...),
+		Exclude:    append(e.InFlight.List(), e.Due.Upcoming(now, owed)...),
 		Capability: req.Capability,
 	})
 	switch {
