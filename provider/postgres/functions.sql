@@ -1,4 +1,4 @@
--- duroxide:generation 3
+-- duroxide:generation 4
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -55,10 +55,9 @@ $$;
 
 -- Fetches take the ready instances' turns through dx_fetch_instance_items.
 -- With p_cap_names (provider.Capability: parallel to p_cap_versions), an
--- instance is a candidate only when it does not exist yet (a queued start)
--- or the pairs hold its orchestration and pinned version (any, when none is
--- pinned); the filter runs in the scan, so what it skips is never locked.
--- Generation 2 callers pass none.
+-- instance is a candidate only when dx_admitted says so; the filter runs in
+-- the scan, so what it skips is never locked. Generation 2 callers pass
+-- none.
 CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT, p_exclude TEXT[],
                                              p_cap_names TEXT[] DEFAULT NULL, p_cap_versions TEXT[] DEFAULT NULL)
 RETURNS TABLE (
@@ -85,11 +84,7 @@ BEGIN
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
                   AND q.instance_id NOT IN (SELECT unnest(p_exclude))
-                  AND (p_cap_names IS NULL OR NOT EXISTS (
-                      SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id
-                        AND NOT EXISTS (SELECT 1 FROM unnest(p_cap_names, p_cap_versions) AS c(name, version)
-                                        WHERE c.name = i.orchestration_name
-                                          AND (c.version = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))
+                  AND (p_cap_names IS NULL OR dx_admitted(q.instance_id, p_cap_names, p_cap_versions))
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
@@ -112,6 +107,27 @@ $$;
 -- A token whose lock row is gone most often means the lock expired and
 -- another worker took the instance over (the row now carries its token): say
 -- that first, rather than "unknown".
+
+-- Whether a fetch admitting the (name, version) pairs may take the
+-- instance: an instance runs its orchestration at its pinned version (any,
+-- when none is pinned); one not created yet, its queued start's
+-- orchestration at the version the start asks for (any, when it asks for
+-- none). Messages for no instance and no start are admitted (they are
+-- dropped).
+CREATE FUNCTION dx_admitted(p_instance TEXT, p_names TEXT[], p_versions TEXT[]) RETURNS BOOLEAN
+LANGUAGE sql STABLE AS $$
+    SELECT CASE
+        WHEN i.instance_id IS NOT NULL THEN EXISTS (
+            SELECT 1 FROM unnest(p_names, p_versions) AS c(name, version)
+            WHERE c.name = i.orchestration_name AND (c.version = i.orchestration_version OR i.orchestration_version = ''))
+        ELSE NOT EXISTS (
+            SELECT 1 FROM orchestrator_queue s
+            WHERE s.instance_id = p_instance AND s.start_name IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM unnest(p_names, p_versions) AS c(name, version)
+                              WHERE c.name = s.start_name AND (c.version = s.start_version OR s.start_version = '')))
+        END
+    FROM (SELECT p_instance AS id) x LEFT JOIN instances i ON i.instance_id = x.id
+$$;
 
 CREATE FUNCTION dx_held_instance(p_token TEXT) RETURNS TEXT LANGUAGE plpgsql AS $$
 DECLARE
@@ -165,7 +181,10 @@ CREATE FUNCTION dx_ack_orchestration_items(
     -- Values (provider.ValuesUpdate): p_value_replace per ack; each key of
     -- an ack with its value, NULL to clear it.
     p_value_replace BOOLEAN[] DEFAULT NULL,
-    p_value_acks INT[] DEFAULT NULL, p_value_keys TEXT[] DEFAULT NULL, p_value_data TEXT[] DEFAULT NULL
+    p_value_acks INT[] DEFAULT NULL, p_value_keys TEXT[] DEFAULT NULL, p_value_data TEXT[] DEFAULT NULL,
+    -- Each orchestrator item's orchestration and requested version when it
+    -- is a StartOrchestration (orchestrator_queue.start_name), else NULL.
+    p_orch_start_names TEXT[] DEFAULT NULL, p_orch_start_versions TEXT[] DEFAULT NULL
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_states TEXT[],
                  -- The status change an ack made, as Watch reports it (NULL when
@@ -336,9 +355,10 @@ BEGIN
         FROM src s WHERE s.token IS NOT NULL;
     END IF;
     IF cardinality(p_orch_data) > 0 THEN
-        INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
-        SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now
-        FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) AS u(inst, data, vis);
+        INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at, start_name, start_version)
+        SELECT u.inst, u.data, CASE WHEN u.vis > 0 THEN greatest(v_now, to_timestamp(u.vis / 1000.0)) ELSE v_now END, v_now,
+               p_orch_start_names[u.pos], p_orch_start_versions[u.pos]
+        FROM unnest(p_orch_instances, p_orch_data, p_orch_visible_ms) WITH ORDINALITY AS u(inst, data, vis, pos);
     END IF;
     -- Cancel after enqueueing, so an activity scheduled and cancelled in one turn never runs.
     IF cardinality(p_cancel_activities) > 0 THEN
@@ -509,12 +529,14 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION dx_enqueue_orchestrator(p_instance TEXT, p_data TEXT, p_visible_ms BIGINT, p_delay_ms BIGINT)
+CREATE FUNCTION dx_enqueue_orchestrator(p_instance TEXT, p_data TEXT, p_visible_ms BIGINT, p_delay_ms BIGINT,
+                                        p_start_name TEXT DEFAULT NULL, p_start_version TEXT DEFAULT NULL)
 RETURNS VOID LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
-    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, start_name, start_version)
     VALUES (p_instance, p_data, greatest(now() + p_delay_ms * interval '1 millisecond',
-                                         CASE WHEN p_visible_ms > 0 THEN to_timestamp(p_visible_ms / 1000.0) ELSE now() END));
+                                         CASE WHEN p_visible_ms > 0 THEN to_timestamp(p_visible_ms / 1000.0) ELSE now() END),
+            p_start_name, p_start_version);
 END;
 $$;
 
@@ -777,7 +799,8 @@ $$;
 -- waited for, and read) instead of writing behind the check. A refusal
 -- raises, which undoes that; a retry returns before it.
 
-CREATE FUNCTION dx_start_instance(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT)
+CREATE FUNCTION dx_start_instance(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT,
+                                  p_start_name TEXT DEFAULT NULL, p_start_version TEXT DEFAULT NULL)
 RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
     v_holder  RECORD;
@@ -825,8 +848,8 @@ BEGIN
         DELETE FROM instance_locks l WHERE l.instance_id = ANY (v_ids);
         DELETE FROM instances i WHERE i.instance_id = ANY (v_ids);
     END IF;
-    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at)
-    SELECT p_instance, u.data, now()
+    INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, start_name, start_version)
+    SELECT p_instance, u.data, now(), CASE WHEN u.ord = 1 THEN p_start_name END, CASE WHEN u.ord = 1 THEN p_start_version END
     FROM unnest(ARRAY[p_data] || COALESCE(p_events, '{}')) WITH ORDINALITY AS u(data, ord)
     ORDER BY u.ord;
 END;

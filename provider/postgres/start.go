@@ -20,7 +20,7 @@ func (d driver) Start(ctx context.Context, req provider.StartRequest) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.pool.Exec(ctx, startQuery, start.Instance, enc.Data, start.Owner, enc.Events, string(enc.Reuse))
+	_, err = p.pool.Exec(ctx, startQuery, start.Instance, enc.Data, start.Owner, enc.Events, string(enc.Reuse), start.Name, start.Version)
 	if err == nil {
 		p.announce(orchestratorChannel)
 	}
@@ -45,7 +45,7 @@ func (d driver) StartLocking(ctx context.Context, req provider.StartRequest) (*p
 	turn, err := p.sendContinuing(ctx, commitWork{
 		before: statements{
 			queue: func(b *pgx.Batch) {
-				b.Queue(startQuery, start.Instance, enc.Data, start.Owner, []string{}, string(enc.Reuse))
+				b.Queue(startQuery, start.Instance, enc.Data, start.Owner, []string{}, string(enc.Reuse), start.Name, start.Version)
 			},
 			read: func(br pgx.BatchResults) error { _, err := br.Exec(); return err },
 		},
@@ -57,7 +57,7 @@ func (d driver) StartLocking(ctx context.Context, req provider.StartRequest) (*p
 	return turn, nil
 }
 
-const startQuery = `SELECT dx_start_instance($1, $2, $3, $4, $5)`
+const startQuery = `SELECT dx_start_instance($1, $2, $3, $4, $5, $6, $7)`
 
 // alreadyExists reads dx_start_instance's DX009 DETAIL: what holds the ID.
 func alreadyExists(instance, detail string) *provider.AlreadyExistsError {

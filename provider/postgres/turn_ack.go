@@ -55,9 +55,10 @@ type ackBatchArgs struct {
 	workerExecutions, workerActivities []int64
 	workerTags                         []*string
 
-	orchAcks                []int32
-	orchInstances, orchData []string
-	orchVisible             []int64
+	orchAcks                          []int32
+	orchInstances, orchData           []string
+	orchVisible                       []int64
+	orchStartNames, orchStartVersions []*string
 
 	cancelInstances                    []string
 	cancelExecutions, cancelActivities []int64
@@ -111,6 +112,8 @@ func (a *ackBatchArgs) add(ord int32, ack *turnAck) {
 		a.orchAcks = append(a.orchAcks, ord)
 		a.orchInstances, a.orchData = append(a.orchInstances, o.Item.Instance), append(a.orchData, o.Data)
 		a.orchVisible = append(a.orchVisible, timerDue(o.Item))
+		name, version := startColumns(o.Item)
+		a.orchStartNames, a.orchStartVersions = append(a.orchStartNames, name), append(a.orchStartVersions, version)
 	}
 	for _, c := range enc.Cancelled {
 		a.cancelInstances = append(a.cancelInstances, c.Instance)
@@ -176,6 +179,7 @@ func (a *ackBatchArgs) named() []namedArg {
 		{"p_worker_tags", nonNil(a.workerTags)},
 		{"p_orch_acks", nonNil(a.orchAcks)}, {"p_orch_instances", nonNil(a.orchInstances)},
 		{"p_orch_data", nonNil(a.orchData)}, {"p_orch_visible_ms", nonNil(a.orchVisible)},
+		{"p_orch_start_names", nonNil(a.orchStartNames)}, {"p_orch_start_versions", nonNil(a.orchStartVersions)},
 		{"p_cancel_instances", nonNil(a.cancelInstances)}, {"p_cancel_executions", nonNil(a.cancelExecutions)},
 		{"p_cancel_activities", nonNil(a.cancelActivities)},
 		{"p_timer_acks", nonNil(a.timerAcks)}, {"p_timer_executions", nonNil(a.timerExecutions)},
@@ -183,6 +187,15 @@ func (a *ackBatchArgs) named() []namedArg {
 		{"p_value_replace", a.valueReplace}, {"p_value_acks", nonNil(a.valueAcks)},
 		{"p_value_keys", nonNil(a.valueKeys)}, {"p_value_data", nonNil(a.valueData)},
 	}
+}
+
+// startColumns are orchestrator_queue.start_name and start_version for a
+// message: a start's orchestration and requested version, NULL for others.
+func startColumns(w provider.WorkItem) (name, version *string) {
+	if w.Kind != provider.WorkStartOrchestration {
+		return nil, nil
+	}
+	return &w.Name, &w.Version
 }
 
 // queueAcks queues one call acking all of acks.

@@ -107,8 +107,9 @@ func (p *Provider) EnqueueForOrchestrator(ctx context.Context, req provider.Enqu
 	if err != nil {
 		return err
 	}
+	name, version := startColumns(item)
 	err = queries.OrchestratorEnqueue(ctx, p.pool, dbsqlc.OrchestratorEnqueueParams{InstanceID: item.Instance, WorkItem: data,
-		VisibleMs: timerDue(item), DelayMs: delay.Milliseconds()})
+		VisibleMs: timerDue(item), DelayMs: delay.Milliseconds(), StartName: name, StartVersion: version})
 	if err == nil {
 		p.announce(orchestratorChannel)
 	}

@@ -12,7 +12,7 @@ func creationCases() []Case {
 		{Name: "FetchDoesNotCreateInstance", Run: fetchDoesNotCreate},
 		{Name: "FirstAckCreatesInstance", Run: firstAckCreates},
 		{Name: "EmptyVersionHandled", Run: emptyVersionHandled},
-		{Name: "VersionUpdatedOnlyWhenGiven", Run: versionUpdatedOnlyWhenGiven},
+		{Name: "VersionKeptWhenNotGiven", Run: versionKeptWhenNotGiven},
 		{Name: "SubOrchestrationCreatedByItsOwnFirstAck", Run: subOrchestrationCreatedByOwnAck},
 		{Name: "FetchOfNewInstanceUsesStartMessage", Run: fetchOfNewInstanceUsesStartMessage},
 	}
@@ -60,15 +60,11 @@ func emptyVersionHandled(t *testing.T, f Factory) {
 	e.wantEqual(e.fetch().Version, "", "version on next fetch")
 }
 
-func versionUpdatedOnlyWhenGiven(t *testing.T, f Factory) {
+func versionKeptWhenNotGiven(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.create("a")
 	e.turn("a", nil) // metadata without a version
 	e.wantEqual(e.info("a").Version, "1.0.0", "version after turn without one")
-	e.turn("a", func(_ *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
-		ack.Metadata.OrchestrationVersion = "2.0.0"
-	})
-	e.wantEqual(e.info("a").Version, "2.0.0", "version after turn with one")
 }
 
 func subOrchestrationCreatedByOwnAck(t *testing.T, f Factory) {

@@ -17,8 +17,12 @@ func versionCases() []Case {
 		{Name: "SkipsIncompatibleTakesCompatible", Run: capSkipsIncompatibleTakesCompatible},
 		{Name: "SkippedInstanceNotLocked", Run: capSkippedNotLocked},
 		{Name: "SkippedMessagesStayQueued", Run: capSkippedMessagesStay},
-		{Name: "QueuedStartAlwaysAdmitted", Run: capQueuedStartAdmitted},
-		{Name: "EmptyCapabilityTakesOnlyStarts", Run: capEmptyTakesOnlyStarts},
+		{Name: "QueuedStartAdmittedByItsVersion", Run: capQueuedStartByVersion},
+		{Name: "QueuedStartWithoutVersionAdmittedByName", Run: capQueuedStartByName},
+		{Name: "EventsOfASkippedStartDoNotAdmitIt", Run: capStartEventsDoNotAdmit},
+		{Name: "SubOrchestrationStartFiltered", Run: capChildStartFiltered},
+		{Name: "MessagesForNoInstanceAdmitted", Run: capOrphanAdmitted},
+		{Name: "EmptyCapabilityTakesNothingItCannotRun", Run: capEmptyTakesNothing},
 		{Name: "PinnedByFirstTurn", Run: capPinnedByFirstTurn},
 		{Name: "PinImmutableWithinExecution", Run: capPinImmutable},
 		{Name: "RepinnedPerContinueAsNew", Run: capRepinnedPerContinueAsNew},
@@ -131,20 +135,62 @@ func capSkippedMessagesStay(t *testing.T, f Factory) {
 	e.wantEqual(e.depths(), before, "queue depths after a fetch that skipped everything")
 }
 
-func capQueuedStartAdmitted(t *testing.T, f Factory) {
+func capQueuedStartByVersion(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	start := startItem("new")
 	start.Version = "9.0.0"
 	e.enqueue(start)
-	e.wantEqual(sortedInstances(e.fetchWith(capOf(orchName, "1.0.0"), 10)), []string{"new"}, "a queued start, which pins nothing yet")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf(orchName, "1.0.0"), 10)), []string{}, "a 1.0.0 fetch of a start asking for 9.0.0")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf(orchName, "1.0.0", "9.0.0"), 10)), []string{"new"}, "a fetch admitting 9.0.0")
 }
 
-func capEmptyTakesOnlyStarts(t *testing.T, f Factory) {
+func capQueuedStartByName(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	start := startItem("new")
+	start.Version = ""
+	e.must(Start(e.ctx, e.p, start, nil, provider.IDReuseFail), "start")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf("Other", "1.0.0"), 10)), []string{}, "a fetch admitting another orchestration")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf(orchName, "4.0.0"), 10)), []string{"new"}, "a fetch admitting its orchestration")
+}
+
+// A start queued with events: the events, which name no orchestration, do
+// not make a fetch take the start.
+func capStartEventsDoNotAdmit(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	start := startItem("new")
+	start.Version = "9.0.0"
+	e.must(Start(e.ctx, e.p, start, []provider.WorkItem{externalItem("new", "first")}, provider.IDReuseFail), "start with an event")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf(orchName, "1.0.0"), 10)), []string{}, "a 1.0.0 fetch")
+	item := e.fetchWith(capOf(orchName, "9.0.0"), 10)
+	e.wantEqual(len(item), 1, "turns of a 9.0.0 fetch")
+	e.wantEqual(kinds(item[0].Messages), []provider.WorkItemKind{provider.WorkStartOrchestration, provider.WorkExternalRaised}, "its messages")
+}
+
+func capChildStartFiltered(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.createPinned("parent", "1.0.0")
+	e.turn("parent", func(item *provider.OrchestrationItem, ack *provider.OrchestrationAck) {
+		ack.OrchestratorItems = []provider.WorkItem{{Kind: provider.WorkStartOrchestration, Instance: "child", Name: "Child",
+			Version: "2.0.0", ExecutionID: 1, ParentInstance: "parent", ParentExecutionID: item.ExecutionID, ParentID: 2}}
+	})
+	e.wantEqual(sortedInstances(e.fetchWith(capOf("Child", "1.0.0"), 10)), []string{}, "a fetch admitting Child 1.0.0")
+	e.wantEqual(sortedInstances(e.fetchWith(capOf("Child", "2.0.0"), 10)), []string{"child"}, "a fetch admitting Child 2.0.0")
+}
+
+// A message for no instance and no start is admitted: its turn drops it.
+func capOrphanAdmitted(t *testing.T, f Factory) {
+	e := newEnv(t, f)
+	e.enqueue(externalItem("ghost", "late"))
+	e.wantEqual(sortedInstances(e.fetchWith(capOf("Other", "1.0.0"), 10)), []string{"ghost"}, "a fetch of a message for no instance")
+}
+
+func capEmptyTakesNothing(t *testing.T, f Factory) {
 	e := newEnv(t, f)
 	e.createPinned("a", "1.0.0")
 	e.tick("a")
 	e.enqueue(startItem("queued"))
-	e.wantEqual(sortedInstances(e.fetchWith(&provider.Capability{}, 10)), []string{"queued"}, "a fetch admitting no orchestration")
+	e.wantEqual(sortedInstances(e.fetchWith(&provider.Capability{}, 10)), []string{}, "a fetch admitting no orchestration")
+	e.wantEqual(e.depths().Orchestrator, 2, "messages left queued")
 }
 
 func capPinnedByFirstTurn(t *testing.T, f Factory) {

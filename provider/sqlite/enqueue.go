@@ -114,8 +114,12 @@ func encodeEnqueue(op string, item provider.WorkItem, delay time.Duration, worke
 }
 
 func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
-	err := queries.OrchestratorInsert(ctx, tx, dbsqlc.OrchestratorInsertParams{InstanceID: item.Instance, WorkItem: data,
-		VisibleAt: visibleAt, CreatedAt: nowMs()})
+	p := dbsqlc.OrchestratorInsertParams{InstanceID: item.Instance, WorkItem: data, VisibleAt: visibleAt, CreatedAt: nowMs()}
+	if item.Kind == provider.WorkStartOrchestration {
+		p.StartName = sql.NullString{String: item.Name, Valid: true}
+		p.StartVersion = sql.NullString{String: item.Version, Valid: true}
+	}
+	err := queries.OrchestratorInsert(ctx, tx, p)
 	if err != nil {
 		return fmt.Errorf("enqueue %s for %q: %w", item.Kind, item.Instance, err)
 	}

@@ -120,10 +120,14 @@ const readyInstancesQuery = `
 		WHERE q.visible_at <= ? AND NOT EXISTS (
 			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
 		  AND q.instance_id NOT IN (SELECT value FROM json_each(?))
-		  AND (? IS NULL OR NOT EXISTS (
-		      SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
-		          SELECT 1 FROM json_each(?) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
-		            AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))
+		  AND (? IS NULL OR CASE WHEN EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+		            THEN EXISTS (SELECT 1 FROM instances i, json_each(?) c WHERE i.instance_id = q.instance_id
+		                AND json_extract(c.value, '$[0]') = i.orchestration_name
+		                AND (json_extract(c.value, '$[1]') = i.orchestration_version OR i.orchestration_version = ''))
+		            ELSE NOT EXISTS (SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+		                AND NOT EXISTS (SELECT 1 FROM json_each(?) c WHERE json_extract(c.value, '$[0]') = s.start_name
+		                    AND (json_extract(c.value, '$[1]') = s.start_version OR s.start_version = '')))
+		            END)
 		ORDER BY q.visible_at, q.id
 		LIMIT ?`
 
@@ -135,7 +139,7 @@ const readyInstancesQuery = `
 // instances in exclude (a JSON array): cached timer turns in flight, and
 // timers about to fall due.
 func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string, caps sql.NullString) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, caps, caps, max*16)
+	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, caps, caps, caps, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}

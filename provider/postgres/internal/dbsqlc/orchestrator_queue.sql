@@ -4,9 +4,11 @@ SELECT dx_abandon_orchestration_item(@lock_token, @delay_ms::bigint, @ignore_att
 -- name: OrchestratorLockRenew :exec
 SELECT dx_renew_orchestration_lock(@lock_token, @extend_ms::bigint);
 
--- visible_ms is a timer's due time (Unix ms), 0 for other messages.
+-- visible_ms is a timer's due time (Unix ms), 0 for other messages;
+-- start_name and start_version, a start's (NULL for other messages).
 -- name: OrchestratorEnqueue :exec
-SELECT dx_enqueue_orchestrator(@instance_id, @work_item, @visible_ms::bigint, @delay_ms::bigint);
+SELECT dx_enqueue_orchestrator(@instance_id, @work_item, @visible_ms::bigint, @delay_ms::bigint,
+                               sqlc.narg(start_name)::text, sqlc.narg(start_version)::text);
 
 -- name: InstanceSend :exec
 SELECT dx_send_to_instance(@instance_id, @work_item);

@@ -24,23 +24,29 @@ func (q *Queries) InstanceSend(ctx context.Context, db DBTX, arg InstanceSendPar
 }
 
 const orchestratorEnqueue = `-- name: OrchestratorEnqueue :exec
-SELECT dx_enqueue_orchestrator($1, $2, $3::bigint, $4::bigint)
+SELECT dx_enqueue_orchestrator($1, $2, $3::bigint, $4::bigint,
+                               $5::text, $6::text)
 `
 
 type OrchestratorEnqueueParams struct {
-	InstanceID string
-	WorkItem   string
-	VisibleMs  int64
-	DelayMs    int64
+	InstanceID   string
+	WorkItem     string
+	VisibleMs    int64
+	DelayMs      int64
+	StartName    *string
+	StartVersion *string
 }
 
-// visible_ms is a timer's due time (Unix ms), 0 for other messages.
+// visible_ms is a timer's due time (Unix ms), 0 for other messages;
+// start_name and start_version, a start's (NULL for other messages).
 func (q *Queries) OrchestratorEnqueue(ctx context.Context, db DBTX, arg OrchestratorEnqueueParams) error {
 	_, err := db.Exec(ctx, orchestratorEnqueue,
 		arg.InstanceID,
 		arg.WorkItem,
 		arg.VisibleMs,
 		arg.DelayMs,
+		arg.StartName,
+		arg.StartVersion,
 	)
 	return err
 }

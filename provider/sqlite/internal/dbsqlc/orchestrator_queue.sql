@@ -11,21 +11,29 @@ DELETE FROM orchestrator_queue WHERE id = (SELECT q.id FROM orchestrator_queue q
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue
     WHERE instance_id = @instance_id AND json_extract(work_item, '$.kind') = 'StartOrchestration') AS BOOLEAN) AS queued;
 
+-- start_name and start_version are a start's orchestration and requested
+-- version (NULL for other messages).
 -- name: OrchestratorInsert :exec
-INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
-VALUES (@instance_id, @work_item, @visible_at, @created_at);
+INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at, start_name, start_version)
+VALUES (@instance_id, @work_item, @visible_at, @created_at, sqlc.narg(start_name), sqlc.narg(start_version));
 
 -- Whether some instance has a visible message and no live lock, and, with
--- caps (a JSON array of [name, version] pairs: provider.Capability), is a
--- queued start or runs an orchestration and pinned version caps holds.
+-- caps (a JSON array of [name, version] pairs: provider.Capability), is
+-- admitted: an instance runs an orchestration and pinned version caps holds
+-- (any version, when none is pinned); one not created yet, its queued start
+-- asks for one (any version, when it asks for none).
 -- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
     WHERE q.visible_at <= @now AND (l.instance_id IS NULL OR l.locked_until <= @now)
-      AND (sqlc.narg(caps) IS NULL OR NOT EXISTS (
-    SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
-        SELECT 1 FROM json_each(sqlc.narg(caps)) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
-          AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))) AS BOOLEAN) AS ready;
+      AND (sqlc.narg(caps) IS NULL OR CASE WHEN EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+            THEN EXISTS (SELECT 1 FROM instances i, json_each(sqlc.narg(caps)) c WHERE i.instance_id = q.instance_id
+                AND json_extract(c.value, '$[0]') = i.orchestration_name
+                AND (json_extract(c.value, '$[1]') = i.orchestration_version OR i.orchestration_version = ''))
+            ELSE NOT EXISTS (SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM json_each(sqlc.narg(caps)) c WHERE json_extract(c.value, '$[0]') = s.start_name
+                    AND (json_extract(c.value, '$[1]') = s.start_version OR s.start_version = '')))
+            END)) AS BOOLEAN) AS ready;
 
 -- The owner the instance's queued start records.
 -- name: QueuedStartOwner :one

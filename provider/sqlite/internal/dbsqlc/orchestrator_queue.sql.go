@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"database/sql"
 )
 
 const instanceHasVisible = `-- name: InstanceHasVisible :one
@@ -36,23 +37,29 @@ func (q *Queries) OrchestratorDeleteTagged(ctx context.Context, db DBTX, lockTok
 }
 
 const orchestratorInsert = `-- name: OrchestratorInsert :exec
-INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at)
-VALUES (?1, ?2, ?3, ?4)
+INSERT INTO orchestrator_queue (instance_id, work_item, visible_at, created_at, start_name, start_version)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 `
 
 type OrchestratorInsertParams struct {
-	InstanceID string
-	WorkItem   string
-	VisibleAt  int64
-	CreatedAt  int64
+	InstanceID   string
+	WorkItem     string
+	VisibleAt    int64
+	CreatedAt    int64
+	StartName    sql.NullString
+	StartVersion sql.NullString
 }
 
+// start_name and start_version are a start's orchestration and requested
+// version (NULL for other messages).
 func (q *Queries) OrchestratorInsert(ctx context.Context, db DBTX, arg OrchestratorInsertParams) error {
 	_, err := db.ExecContext(ctx, orchestratorInsert,
 		arg.InstanceID,
 		arg.WorkItem,
 		arg.VisibleAt,
 		arg.CreatedAt,
+		arg.StartName,
+		arg.StartVersion,
 	)
 	return err
 }
@@ -94,10 +101,14 @@ const orchestratorReady = `-- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
     WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)
-      AND (?2 IS NULL OR NOT EXISTS (
-    SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id AND NOT EXISTS (
-        SELECT 1 FROM json_each(?2) c WHERE json_extract(c.value, '$[0]') = i.orchestration_name
-          AND (json_extract(c.value, '$[1]') = i.orchestration_version OR COALESCE(i.orchestration_version, '') = ''))))) AS BOOLEAN) AS ready
+      AND (?2 IS NULL OR CASE WHEN EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
+            THEN EXISTS (SELECT 1 FROM instances i, json_each(?2) c WHERE i.instance_id = q.instance_id
+                AND json_extract(c.value, '$[0]') = i.orchestration_name
+                AND (json_extract(c.value, '$[1]') = i.orchestration_version OR i.orchestration_version = ''))
+            ELSE NOT EXISTS (SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM json_each(?2) c WHERE json_extract(c.value, '$[0]') = s.start_name
+                    AND (json_extract(c.value, '$[1]') = s.start_version OR s.start_version = '')))
+            END)) AS BOOLEAN) AS ready
 `
 
 type OrchestratorReadyParams struct {
@@ -106,8 +117,10 @@ type OrchestratorReadyParams struct {
 }
 
 // Whether some instance has a visible message and no live lock, and, with
-// caps (a JSON array of [name, version] pairs: provider.Capability), is a
-// queued start or runs an orchestration and pinned version caps holds.
+// caps (a JSON array of [name, version] pairs: provider.Capability), is
+// admitted: an instance runs an orchestration and pinned version caps holds
+// (any version, when none is pinned); one not created yet, its queued start
+// asks for one (any version, when it asks for none).
 func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, arg OrchestratorReadyParams) (bool, error) {
 	row := db.QueryRowContext(ctx, orchestratorReady, arg.Now, arg.Caps)
 	var ready bool
