@@ -156,24 +156,30 @@ func waitForEvents(t *testing.T, c *runtime.Client, instance string, n int) {
 	t.Fatalf("%s never reached %d history events", instance, n)
 }
 
-// An orchestration no process registered is retried with backoff up to the
-// poison limit, then failed with a configuration error.
-func TestUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T) {
-	onEachStore(t, testUnregisteredOrchestrationFailsAtPoisonLimit)
+// An orchestration no running process registers waits, untouched, for a
+// process that does: a fetch leaves what its build cannot run (no attempt
+// is counted, so a deploy that brings the code late loses nothing).
+func TestUnregisteredOrchestrationWaitsForItsCode(t *testing.T) {
+	onEachStore(t, testUnregisteredOrchestrationWaitsForItsCode)
 }
 
-func testUnregisteredOrchestrationFailsAtPoisonLimit(t *testing.T, store testStore) {
+func testUnregisteredOrchestrationWaitsForItsCode(t *testing.T, store testStore) {
 	opts := fastOptions()
-	opts.MaxAttempts = 3
+	opts.MaxAttempts = 2
 	startRuntime(t, store, runtime.NewRegistry(), opts)
 	c := runtime.NewClient(store)
-	if err := c.Start(t.Context(), "ghost", "NotDeployed", nil); err != nil {
+	if err := c.Start(t.Context(), "ghost", "NotDeployed", "x"); err != nil {
 		t.Fatal(err)
 	}
-	st := wait(t, c, "ghost")
-	if st.Status != runtime.StatusFailed || st.Failure.Class != runtime.ErrorConfiguration ||
-		!strings.Contains(st.Failure.Message, `orchestration "NotDeployed" is not registered`) {
-		t.Fatalf("status %s failure %+v", st.Status, st.Failure)
+	time.Sleep(time.Second) // many polls of the runtime without the code
+	if st, err := c.Status(t.Context(), "ghost"); err != nil || st.Status != runtime.StatusPending || st.LastError != nil {
+		t.Fatalf("status without the code: %+v %v, want Pending and never tried", st, err)
+	}
+	reg := runtime.NewRegistry()
+	runtime.RegisterOrchestration(reg, "NotDeployed", func(_ *runtime.OrchestrationContext, in string) (string, error) { return in + "!", nil })
+	startRuntime(t, store, reg, opts)
+	if st := wait(t, c, "ghost"); st.Status != runtime.StatusCompleted || st.Output != `"x!"` {
+		t.Fatalf("status once the code runs: %s %s %v", st.Status, st.Output, st.Failure)
 	}
 }
 

@@ -47,6 +47,10 @@ type Dispatcher struct {
 
 	outage outage
 
+	// capability is what this process's fetches admit: the orchestrations
+	// and versions it registers, read at Start (capability.go).
+	capability *provider.Capability
+
 	metrics *metrics
 }
 
@@ -76,6 +80,7 @@ func (r *Dispatcher) Start(ctx context.Context) error {
 		return fmt.Errorf("runtime options: ActivityTags: %w", err)
 	}
 	r.started = true
+	r.capability = &provider.Capability{Orchestrations: r.reg.Orchestrations()}
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopFetching, r.fetchCtx = stop, fetchCtx

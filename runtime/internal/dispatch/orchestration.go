@@ -56,7 +56,7 @@ func (r *Dispatcher) orchestrationLoop(ctx context.Context, slots chan struct{})
 // (provider.FetchRequest.FromCache).
 func (r *Dispatcher) fetchTurns(ctx context.Context, n int) ([]*provider.OrchestrationItem, error) {
 	return r.p.Fetch(ctx, provider.FetchRequest{Max: n, LockFor: r.opts.OrchestrationLockTimeout,
-		PollFor: r.opts.PollTimeout, FromCache: true})
+		PollFor: r.opts.PollTimeout, FromCache: true, Capability: r.capability})
 }
 
 // waitForFreeSlots waits until a slot is free and returns how many are free,
@@ -152,6 +152,9 @@ func (r *Dispatcher) decideTurn(ctx context.Context, item *provider.Orchestratio
 		if err := r.p.AbandonOrchestrationItem(ctx, provider.AbandonRequest{LockToken: item.LockToken, IgnoreAttempt: true}); err != nil && !errors.Is(err, provider.ErrLockNotHeld) {
 			log.Error("hand back failed; the lock will expire", "error", err)
 		}
+		return nil, "", err
+	case err != nil && engine.DetailsOf(err).Kind == provider.FailureUnregistered:
+		r.waitForCode(ctx, item, engine.DetailsOf(err))
 		return nil, "", err
 	case err != nil:
 		status, ferr := r.retryOrFail(ctx, item, in, engine.DetailsOf(err))
@@ -267,9 +270,6 @@ func (r *Dispatcher) commitTurn(ctx context.Context, item *provider.Orchestratio
 
 // retryOrFail hands a failing item back with backoff, or fails the execution
 // once the poison limit is reached (it then returns the status committed).
-// Configuration problems (an orchestration not registered in this process)
-// are retried because another process, or the next deployment, may have
-// the code.
 func (r *Dispatcher) retryOrFail(ctx context.Context, item *provider.OrchestrationItem, in *engine.TurnInput, d *provider.ErrorDetails) (provider.ExecutionStatus, error) {
 	if item.AttemptCount >= r.opts.MaxAttempts {
 		r.metrics.poisoned(ctx, "orchestration")

@@ -146,6 +146,11 @@ func (r *Dispatcher) reportActivity(ctx context.Context, slot *activitySlot, lea
 		release()
 		return err
 	}
+	if !r.capability.Admits(c.Next.OrchestrationName, c.Next.Version) {
+		release()
+		r.handBackUnadmitted(ctx, c.Next)
+		return err
+	}
 	r.loops.Go(func() {
 		if !turnSlot {
 			r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown

@@ -227,13 +227,25 @@ func (e *continueAsNew) Error() string { return "orchestration continued as new"
 //
 //	return 0, ctx.ContinueAsNew(count + 1)
 //
-// The new execution runs the latest registered version.
+// The new execution runs the version the registry's policy names (the
+// latest registered, unless Registry.UseVersion says otherwise), resolved
+// by the process that runs its first turn.
 func (c *OrchestrationContext) ContinueAsNew(input any) error {
+	return c.ContinueAsNewVersion("", input)
+}
+
+// ContinueAsNewVersion is ContinueAsNew into version ("" as ContinueAsNew):
+// how an eternal orchestration moves to new code. Only processes that
+// register version run the new execution.
+func (c *OrchestrationContext) ContinueAsNewVersion(version string, input any) error {
+	if version != "" && !provider.ValidVersion(version) {
+		return fmt.Errorf("continue as new: version %q is not a semantic version", version)
+	}
 	payload, err := EncodePayload(input)
 	if err != nil {
 		return fmt.Errorf("continue as new: %w", err)
 	}
-	return &continueAsNew{input: payload}
+	return &continueAsNew{input: payload, version: version}
 }
 
 // SetCustomStatus publishes v (as JSON) as the instance's custom status, for

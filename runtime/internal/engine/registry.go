@@ -23,6 +23,9 @@ type Registry struct {
 	mu             sync.RWMutex
 	orchestrations map[string][]versionedOrchestration // ascending by version
 	activities     map[string]registeredActivity
+	// useVersion is each orchestration's version policy (UseVersion): the
+	// version that runs when none is asked for; absent, the latest.
+	useVersion map[string]string
 }
 
 // registeredActivity keeps the typed function's type beside its untyped form,
@@ -102,6 +105,9 @@ func (r *Registry) orchestration(name, version string) (OrchestrationFunc, strin
 		return nil, "", configErrorf("orchestration %q is not registered", name)
 	}
 	if version == "" {
+		version = r.useVersion[name]
+	}
+	if version == "" {
 		latest := list[len(list)-1]
 		return latest.fn, latest.version, nil
 	}
@@ -160,6 +166,35 @@ func (r *Registry) Orchestrations() map[string][]string {
 		}
 	}
 	return out
+}
+
+// UseVersion sets the version policy of orchestration name: the version
+// that runs when none is asked for (Client.Start without StartVersion, a
+// sub-orchestration without WithVersion, ContinueAsNew), instead of the
+// latest registered. Register a new version, keep new instances on the old
+// one with UseVersion, and move them once every worker has the new code.
+// "" restores the latest. The version must be registered.
+func (r *Registry) UseVersion(name, version string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.orchestrations[name]
+	if len(list) == 0 {
+		return fmt.Errorf("use version of orchestration %q: it is not registered", name)
+	}
+	if version == "" {
+		delete(r.useVersion, name)
+		return nil
+	}
+	for _, v := range list {
+		if provider.CompareVersions(v.version, version) == 0 {
+			if r.useVersion == nil {
+				r.useVersion = map[string]string{}
+			}
+			r.useVersion[name] = v.version
+			return nil
+		}
+	}
+	return fmt.Errorf("use version %s of orchestration %q: that version is not registered", version, name)
 }
 
 // Activities lists registered activity names, sorted.
