@@ -87,6 +87,8 @@ type Event struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Tag is, on ActivityScheduled, the activity's routing tag (WorkItem.Tag).
 	Tag string `json:"tag,omitempty"`
+	// Session is, on ActivityScheduled, the activity's session (WorkItem.Session).
+	Session string `json:"session,omitempty"`
 	// Values is, on OrchestrationStarted, the instance's durable values when
 	// the execution began (carried over a continue-as-new).
 	Values map[string]string `json:"values,omitempty"`

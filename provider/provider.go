@@ -18,6 +18,7 @@ import (
 type Provider interface {
 	Admin
 	Workers
+	Sessions
 
 	// Fetch locks the turns of up to req.Max instances that have visible
 	// messages and no live lock (or of the one instance req.Instance names),
@@ -206,6 +207,9 @@ type FetchWorkRequest struct {
 	// Tags says which activities to take by their tag; the zero value takes
 	// untagged ones.
 	Tags TagFilter
+	// Sessions, when not nil, lets the fetch take session items as
+	// provider.Sessions describes; nil: only items without a session.
+	Sessions *SessionConfig
 }
 
 // AbandonRequest hands back a locked turn or activity without committing it.

@@ -84,6 +84,9 @@ type WorkItem struct {
 	// Tag, on an ActivityExecute, routes it to the workers whose fetches
 	// take the tag (TagFilter); "" for any worker taking untagged work.
 	Tag string `json:"tag,omitempty"`
+	// Session, on an ActivityExecute, binds it to the worker that owns the
+	// session (see Sessions); "" for none.
+	Session string `json:"session,omitempty"`
 }
 
 // ForWorkerQueue reports whether the item belongs on the worker queue.
@@ -102,6 +105,14 @@ func (w WorkItem) Validate() error {
 	}
 	if w.Kind == WorkActivityExecute && w.Name == "" {
 		return fmt.Errorf("ActivityExecute for %q has no activity name", w.Instance)
+	}
+	if w.Session != "" {
+		if w.Kind != WorkActivityExecute {
+			return fmt.Errorf("%s work item for %q has a session; only activities run in sessions", w.Kind, w.Instance)
+		}
+		if err := ValidateSessionID(w.Session); err != nil {
+			return fmt.Errorf("ActivityExecute %q for %q: %w", w.Name, w.Instance, err)
+		}
 	}
 	if w.Tag != "" {
 		if w.Kind != WorkActivityExecute {

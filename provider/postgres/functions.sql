@@ -1,4 +1,4 @@
--- duroxide:generation 4
+-- duroxide:generation 5
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -184,7 +184,9 @@ CREATE FUNCTION dx_ack_orchestration_items(
     p_value_acks INT[] DEFAULT NULL, p_value_keys TEXT[] DEFAULT NULL, p_value_data TEXT[] DEFAULT NULL,
     -- Each orchestrator item's orchestration and requested version when it
     -- is a StartOrchestration (orchestrator_queue.start_name), else NULL.
-    p_orch_start_names TEXT[] DEFAULT NULL, p_orch_start_versions TEXT[] DEFAULT NULL
+    p_orch_start_names TEXT[] DEFAULT NULL, p_orch_start_versions TEXT[] DEFAULT NULL,
+    -- Each worker item's session (NULL: none).
+    p_worker_sessions TEXT[] DEFAULT NULL
 ) RETURNS TABLE (ack INT, instance_id TEXT, status_changed BOOLEAN, orchestrator_pending BOOLEAN,
                  lease_tokens TEXT[], lease_states TEXT[],
                  -- The status change an ack made, as Watch reports it (NULL when
@@ -340,15 +342,16 @@ BEGIN
     IF cardinality(p_worker_data) > 0 THEN
         WITH src AS MATERIALIZED (
             SELECT u.a, u.inst, u.ex, u.act, u.data, u.lease, u.pos, p_worker_tags[u.pos] AS tag,
+                   p_worker_sessions[u.pos] AS session,
                    CASE WHEN u.lease IS NOT NULL THEN gen_random_uuid()::text END AS token
             FROM unnest(p_worker_acks, p_worker_instances, p_worker_executions, p_worker_activities, p_worker_data,
                         p_worker_leases) WITH ORDINALITY AS u(a, inst, ex, act, data, lease, pos)),
         ins AS (
             INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at,
-                                      lock_token, locked_until, attempt_count, tag)
+                                      lock_token, locked_until, attempt_count, tag, session_id)
             SELECT s.inst, s.ex, s.act, s.data, v_now, v_now, s.token,
                    CASE WHEN s.token IS NOT NULL THEN v_now + p_lease_ms[s.a] * interval '1 millisecond' END,
-                   CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END, s.tag
+                   CASE WHEN s.token IS NOT NULL THEN 1 ELSE 0 END, s.tag, s.session
             FROM src s ORDER BY s.pos)
         SELECT array_agg(s.a ORDER BY s.a, s.lease), array_agg(s.token ORDER BY s.a, s.lease)
         INTO v_lease_acks, v_lease_tokens
@@ -451,25 +454,52 @@ END;
 $$;
 
 -- The oldest ready item the tag filter takes (provider.TagFilter: p_any,
--- or untagged items when p_untagged and those tagged one of p_tags); the
--- filter runs in the scan, so what it skips is never locked. Generation 2
--- callers pass the lock alone: untagged items.
+-- or untagged items when p_untagged and those tagged one of p_tags) and
+-- the session rules allow (provider.Sessions): an item without a session;
+-- with p_worker, one of a session p_worker owns, or of a session nobody
+-- owns while p_worker owns fewer than p_max_sessions, which it then owns
+-- for p_session_ms. The filters run in the scan, so what they skip is never
+-- locked. Two fetches claiming one session: the second's upsert finds it
+-- owned and the fetch returns nothing. Generation 2 callers pass the lock
+-- alone: untagged items without a session.
 CREATE FUNCTION dx_fetch_work_item(p_lock_ms BIGINT, p_any BOOLEAN DEFAULT false, p_untagged BOOLEAN DEFAULT true,
-                                   p_tags TEXT[] DEFAULT '{}')
+                                   p_tags TEXT[] DEFAULT '{}', p_worker TEXT DEFAULT NULL, p_session_ms BIGINT DEFAULT 0,
+                                   p_max_sessions INT DEFAULT 0)
 RETURNS TABLE (lock_token TEXT, attempt_count INT, instance_id TEXT, execution_id BIGINT, activity_id BIGINT,
                work_item TEXT, state TEXT, item_id BIGINT)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_now TIMESTAMPTZ := now();
-    v_id  BIGINT;
+    v_now     TIMESTAMPTZ := now();
+    v_id      BIGINT;
+    v_session TEXT;
+    v_room    BOOLEAN := false;
 BEGIN
-    SELECT w.id INTO v_id FROM worker_queue w
+    IF p_worker IS NOT NULL THEN
+        SELECT count(*) < p_max_sessions INTO v_room FROM sessions s
+        WHERE s.worker_id = p_worker AND s.locked_until > v_now;
+    END IF;
+    SELECT w.id, w.session_id INTO v_id, v_session FROM worker_queue w
     WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
       AND (p_any OR (p_untagged AND w.tag IS NULL) OR w.tag = ANY (p_tags))
+      AND (w.session_id IS NULL OR (p_worker IS NOT NULL AND (
+              EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id AND s.worker_id = p_worker
+                      AND s.locked_until > v_now)
+              OR (v_room AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id
+                                         AND s.locked_until > v_now)))))
     ORDER BY w.id LIMIT 1
     FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
         RETURN;
+    END IF;
+    IF v_session IS NOT NULL THEN
+        INSERT INTO sessions AS s (session_id, worker_id, locked_until, last_activity_at)
+        VALUES (v_session, p_worker, v_now + p_session_ms * interval '1 millisecond', v_now)
+        ON CONFLICT (session_id) DO UPDATE
+            SET worker_id = EXCLUDED.worker_id, locked_until = EXCLUDED.locked_until, last_activity_at = EXCLUDED.last_activity_at
+            WHERE s.worker_id = EXCLUDED.worker_id OR s.locked_until <= v_now;
+        IF NOT FOUND THEN
+            RETURN; -- another worker claimed the session meanwhile
+        END IF;
     END IF;
     RETURN QUERY
     UPDATE worker_queue w SET lock_token = gen_random_uuid()::text,
@@ -488,13 +518,20 @@ CREATE FUNCTION dx_ack_work_items(p_tokens TEXT[], p_instances TEXT[], p_complet
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
     SET enable_mergejoin = off AS $$
 DECLARE
-    v_rows INT;
+    v_rows     INT;
+    v_sessions TEXT[];
 BEGIN
-    DELETE FROM worker_queue w USING unnest(p_tokens) AS t(token)
-    WHERE w.lock_token = t.token AND w.locked_until > now();
-    GET DIAGNOSTICS v_rows = ROW_COUNT;
+    WITH gone AS (
+        DELETE FROM worker_queue w USING unnest(p_tokens) AS t(token)
+        WHERE w.lock_token = t.token AND w.locked_until > now()
+        RETURNING w.session_id),
+    counted AS (SELECT count(*) AS n, array_agg(g.session_id) FILTER (WHERE g.session_id IS NOT NULL) AS sessions FROM gone g)
+    SELECT c.n, c.sessions INTO v_rows, v_sessions FROM counted c;
     IF v_rows < cardinality(p_tokens) THEN
         RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    IF v_sessions IS NOT NULL THEN
+        UPDATE sessions s SET last_activity_at = now() WHERE s.session_id = ANY (v_sessions);
     END IF;
     INSERT INTO orchestrator_queue (instance_id, work_item)
     SELECT u.inst, u.completion FROM unnest(p_instances, p_completions) WITH ORDINALITY AS u(inst, completion, ord)
@@ -518,12 +555,16 @@ CREATE FUNCTION dx_renew_work_item(p_token TEXT, p_extend_ms BIGINT) RETURNS TEX
 DECLARE
     v_instance  TEXT;
     v_execution BIGINT;
+    v_session   TEXT;
 BEGIN
     UPDATE worker_queue w SET locked_until = now() + p_extend_ms * interval '1 millisecond'
     WHERE w.lock_token = p_token AND w.locked_until > now()
-    RETURNING w.instance_id, w.execution_id INTO v_instance, v_execution;
+    RETURNING w.instance_id, w.execution_id, w.session_id INTO v_instance, v_execution, v_session;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'lock token is unknown, expired, or its item was cancelled' USING ERRCODE = 'DX001';
+    END IF;
+    IF v_session IS NOT NULL THEN
+        UPDATE sessions s SET last_activity_at = now() WHERE s.session_id = v_session;
     END IF;
     RETURN dx_execution_state(v_instance, v_execution);
 END;
@@ -541,12 +582,36 @@ END;
 $$;
 
 CREATE FUNCTION dx_enqueue_worker(p_instance TEXT, p_execution BIGINT, p_activity BIGINT, p_data TEXT, p_delay_ms BIGINT,
-                                  p_tag TEXT DEFAULT NULL)
+                                  p_tag TEXT DEFAULT NULL, p_session TEXT DEFAULT NULL)
 RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, tag)
-    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond', p_tag);
+    INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, tag, session_id)
+    VALUES (p_instance, p_execution, p_activity, p_data, now() + p_delay_ms * interval '1 millisecond', p_tag, p_session);
 END;
+$$;
+
+-- provider.Sessions: renew a worker's live sessions that saw work within
+-- p_idle_ms, end a worker's sessions, forget lapsed sessions with no item.
+CREATE FUNCTION dx_renew_sessions(p_worker TEXT, p_extend_ms BIGINT, p_idle_ms BIGINT) RETURNS INT
+LANGUAGE sql AS $$
+    WITH renewed AS (
+        UPDATE sessions s SET locked_until = now() + p_extend_ms * interval '1 millisecond'
+        WHERE s.worker_id = p_worker AND s.locked_until > now() AND s.last_activity_at > now() - p_idle_ms * interval '1 millisecond'
+        RETURNING 1)
+    SELECT count(*)::INT FROM renewed
+$$;
+
+CREATE FUNCTION dx_release_sessions(p_worker TEXT) RETURNS INT LANGUAGE sql AS $$
+    WITH gone AS (DELETE FROM sessions s WHERE s.worker_id = p_worker RETURNING 1)
+    SELECT count(*)::INT FROM gone
+$$;
+
+CREATE FUNCTION dx_cleanup_sessions() RETURNS INT LANGUAGE sql AS $$
+    WITH gone AS (
+        DELETE FROM sessions s WHERE s.locked_until <= now()
+          AND NOT EXISTS (SELECT 1 FROM worker_queue w WHERE w.session_id = s.session_id)
+        RETURNING 1)
+    SELECT count(*)::INT FROM gone
 $$;
 
 CREATE FUNCTION dx_append_history(p_instance TEXT, p_execution BIGINT, p_ids BIGINT[], p_kinds TEXT[], p_data TEXT[])

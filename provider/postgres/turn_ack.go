@@ -53,7 +53,7 @@ type ackBatchArgs struct {
 	workerLeases                       []*int32
 	workerInstances, workerData        []string
 	workerExecutions, workerActivities []int64
-	workerTags                         []*string
+	workerTags, workerSessions         []*string
 
 	orchAcks                          []int32
 	orchInstances, orchData           []string
@@ -161,6 +161,7 @@ func (a *ackBatchArgs) addWorkerItems(ord int32, ack *turnAck) {
 		a.workerActivities = append(a.workerActivities, w.Item.ID)
 		a.workerData = append(a.workerData, w.Data)
 		a.workerTags = append(a.workerTags, tagColumn(w.Item.Tag))
+		a.workerSessions = append(a.workerSessions, tagColumn(w.Item.Session))
 	}
 }
 
@@ -176,7 +177,7 @@ func (a *ackBatchArgs) named() []namedArg {
 		{"p_worker_acks", nonNil(a.workerAcks)}, {"p_worker_instances", nonNil(a.workerInstances)},
 		{"p_worker_executions", nonNil(a.workerExecutions)}, {"p_worker_activities", nonNil(a.workerActivities)},
 		{"p_worker_data", nonNil(a.workerData)}, {"p_worker_leases", nonNil(a.workerLeases)},
-		{"p_worker_tags", nonNil(a.workerTags)},
+		{"p_worker_tags", nonNil(a.workerTags)}, {"p_worker_sessions", nonNil(a.workerSessions)},
 		{"p_orch_acks", nonNil(a.orchAcks)}, {"p_orch_instances", nonNil(a.orchInstances)},
 		{"p_orch_data", nonNil(a.orchData)}, {"p_orch_visible_ms", nonNil(a.orchVisible)},
 		{"p_orch_start_names", nonNil(a.orchStartNames)}, {"p_orch_start_versions", nonNil(a.orchStartVersions)},

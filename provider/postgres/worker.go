@@ -20,8 +20,12 @@ func (d driver) LockWork(ctx context.Context, w storeengine.WorkParams) (*provid
 }
 
 func (p *Provider) lockWorkItem(ctx context.Context, w storeengine.WorkParams) (*provider.WorkItemLease, error) {
-	r, err := queries.WorkItemFetch(ctx, p.pool, dbsqlc.WorkItemFetchParams{LockMs: w.LockFor.Milliseconds(),
-		AnyTag: w.Tags.Any, Untagged: w.Tags.TakesUntagged(), Tags: nonNil(w.Tags.Tags)})
+	params := dbsqlc.WorkItemFetchParams{LockMs: w.LockFor.Milliseconds(),
+		AnyTag: w.Tags.Any, Untagged: w.Tags.TakesUntagged(), Tags: nonNil(w.Tags.Tags)}
+	if c := w.Sessions; c != nil {
+		params.WorkerID, params.SessionMs, params.MaxSessions = &c.WorkerID, c.LockFor.Milliseconds(), int32(c.MaxSessions)
+	}
+	r, err := queries.WorkItemFetch(ctx, p.pool, params)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -34,7 +38,8 @@ func (p *Provider) lockWorkItem(ctx context.Context, w storeengine.WorkParams) (
 	return l, nil
 }
 
-// tagColumn is a tag as the worker queue stores it: NULL for none.
+// tagColumn is a tag or session as the worker queue stores it: NULL for
+// none.
 func tagColumn(tag string) *string {
 	if tag == "" {
 		return nil
@@ -148,7 +153,7 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueReq
 		return err
 	}
 	err = queries.WorkItemEnqueue(ctx, p.pool, dbsqlc.WorkItemEnqueueParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
-		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds(), Tag: tagColumn(item.Tag)})
+		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds(), Tag: tagColumn(item.Tag), Session: tagColumn(item.Session)})
 	if err == nil {
 		p.announce(workerChannel)
 	}

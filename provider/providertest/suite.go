@@ -140,6 +140,7 @@ func Groups() []Group {
 		{"Tags", tagCases()},
 		{"Values", valueCases()},
 		{"Versioning", versionCases()},
+		{"Sessions", sessionCases()},
 	}
 }
 

@@ -21,7 +21,8 @@ func (p *Provider) orchestrationReady(ctx context.Context, caps sql.NullString) 
 }
 
 // workReady reports whether an activity f takes is visible and not leased.
-func (p *Provider) workReady(ctx context.Context, f tagFilter) bool {
-	ready, err := queries.WorkItemReady(ctx, p.stmts, dbsqlc.WorkItemReadyParams{Now: nowMs(), AnyTag: f.any, Untagged: f.untagged, Tags: f.tags})
+func (p *Provider) workReady(ctx context.Context, f workFilter) bool {
+	ready, err := queries.WorkItemReady(ctx, p.stmts, dbsqlc.WorkItemReadyParams{Now: nowMs(), AnyTag: f.any, Untagged: f.untagged, Tags: f.tags,
+		WorkerID: f.worker(), Room: f.room})
 	return err != nil || ready
 }

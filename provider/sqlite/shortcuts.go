@@ -213,9 +213,9 @@ func (d driver) CachedTurn(ctx context.Context, workToken string, t provider.Tur
 // as queued (timers, or the quiet results delivered with the activity's).
 func consumeMessages(ctx context.Context, tx *txn, op, instance, workToken string, queued []string, now int64) error {
 	if workToken != "" {
-		n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: workToken, Now: now})
+		n, err := deleteLeased(ctx, tx, workToken, now)
 		if err != nil {
-			return fmt.Errorf("delete work item: %w", err)
+			return err
 		}
 		if n == 0 {
 			return encode.LockNotHeld(op, instance, "activity lock token is unknown, expired, or its item was cancelled")

@@ -17,39 +17,88 @@ import (
 // LockWork implements storeengine.Driver: a read on any connection first
 // says whether any activity is ready, so idle pollers take no write lock.
 func (d driver) LockWork(ctx context.Context, w storeengine.WorkParams) (*provider.WorkItemLease, error) {
-	f := newTagFilter(w.Tags)
+	f := newWorkFilter(w)
 	if !d.p.workReady(ctx, f) {
 		return nil, nil
 	}
 	return d.p.lockWorkItem(ctx, "fetch work item", w.LockFor, f)
 }
 
-// tagFilter is a provider.TagFilter as the worker queue's queries take it.
-type tagFilter struct {
+// workFilter is what the worker queue's queries take of a look: the tag
+// filter (provider.TagFilter) and the session rules (provider.Sessions).
+type workFilter struct {
 	any, untagged bool
 	tags          string // a JSON array
+	sessions      *provider.SessionConfig
+	// room: the worker may take one more session (set in the transaction).
+	room bool
 }
 
-func newTagFilter(f provider.TagFilter) tagFilter {
+func newWorkFilter(w storeengine.WorkParams) workFilter {
 	tags := "[]"
-	if len(f.Tags) > 0 {
-		b, _ := json.Marshal(f.Tags) // strings always encode
+	if len(w.Tags.Tags) > 0 {
+		b, _ := json.Marshal(w.Tags.Tags) // strings always encode
 		tags = string(b)
 	}
-	return tagFilter{any: f.Any, untagged: f.TakesUntagged(), tags: tags}
+	// A read before the transaction assumes room: a false "ready" only
+	// costs a write transaction that finds nothing.
+	return workFilter{any: w.Tags.Any, untagged: w.Tags.TakesUntagged(), tags: tags, sessions: w.Sessions, room: w.Sessions != nil}
 }
 
-func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration, f tagFilter) (*provider.WorkItemLease, error) {
+// worker is the session owner the queries check, NULL without sessions.
+func (f workFilter) worker() sql.NullString {
+	if f.sessions == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: f.sessions.WorkerID, Valid: true}
+}
+
+// withRoom sets whether the worker may take another session, as its live
+// sessions stand in tx.
+func (f workFilter) withRoom(ctx context.Context, tx *txn, now int64) (workFilter, error) {
+	if f.sessions == nil {
+		return f, nil
+	}
+	owned, err := queries.SessionsOwned(ctx, tx, dbsqlc.SessionsOwnedParams{WorkerID: f.sessions.WorkerID, Now: now})
+	if err != nil {
+		return f, fmt.Errorf("count sessions of %s: %w", f.sessions.WorkerID, err)
+	}
+	f.room = owned < int64(f.sessions.MaxSessions)
+	return f, nil
+}
+
+// claimSession makes the worker own the item's session (or extends its
+// lease), and reports false when another worker owns it.
+func (f workFilter) claimSession(ctx context.Context, tx *txn, session string, now int64) (bool, error) {
+	n, err := queries.SessionClaim(ctx, tx, dbsqlc.SessionClaimParams{SessionID: session, WorkerID: f.sessions.WorkerID,
+		LockedUntil: now + f.sessions.LockFor.Milliseconds(), Now: now})
+	if err != nil {
+		return false, fmt.Errorf("claim session %q: %w", session, err)
+	}
+	return n == 1, nil
+}
+
+func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time.Duration, f workFilter) (*provider.WorkItemLease, error) {
 	var lease *provider.WorkItemLease
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		lease = nil
 		now := nowMs()
-		next, err := queries.WorkItemNext(ctx, tx, dbsqlc.WorkItemNextParams{Now: now, AnyTag: f.any, Untagged: f.untagged, Tags: f.tags})
+		f, err := f.withRoom(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		next, err := queries.WorkItemNext(ctx, tx, dbsqlc.WorkItemNextParams{Now: now, AnyTag: f.any, Untagged: f.untagged, Tags: f.tags,
+			WorkerID: f.worker(), Room: f.room})
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("find work item: %w", err)
+		}
+		if next.SessionID.Valid {
+			if claimed, err := f.claimSession(ctx, tx, next.SessionID.String, now); err != nil || !claimed {
+				return err
+			}
 		}
 		l := &provider.WorkItemLease{LockToken: newToken()}
 		attempts, err := queries.WorkItemLock(ctx, tx, dbsqlc.WorkItemLockParams{LockToken: l.LockToken,
@@ -139,9 +188,9 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 	}
 	return p.writeTx(ctx, op, func(tx *txn) error {
 		now := nowMs()
-		n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: lockToken, Now: now})
+		n, err := deleteLeased(ctx, tx, lockToken, now)
 		if err != nil {
-			return fmt.Errorf("delete work item: %w", err)
+			return err
 		}
 		if n == 0 {
 			return encode.LockNotHeld(op, "", "lock token is unknown, expired, or its item was cancelled")
@@ -157,6 +206,19 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 		}
 		return nil
 	})
+}
+
+// deleteLeased deletes the item a live lease holds, noting work on its
+// session, and reports how many it deleted (0: the lease is not held).
+func deleteLeased(ctx context.Context, tx *txn, lockToken string, now int64) (int64, error) {
+	if err := queries.SessionTouch(ctx, tx, dbsqlc.SessionTouchParams{Now: now, LockToken: lockToken}); err != nil {
+		return 0, fmt.Errorf("note work on the session of the item: %w", err)
+	}
+	n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: lockToken, Now: now})
+	if err != nil {
+		return 0, fmt.Errorf("delete work item: %w", err)
+	}
+	return n, nil
 }
 
 // AbandonWork implements storeengine.Driver.
@@ -195,6 +257,9 @@ func (d driver) RenewWork(ctx context.Context, req provider.RenewRequest) (provi
 		}
 		if err != nil {
 			return fmt.Errorf("renew work item lock: %w", err)
+		}
+		if err := queries.SessionTouch(ctx, tx, dbsqlc.SessionTouchParams{Now: now, LockToken: lockToken}); err != nil {
+			return fmt.Errorf("note work on the session of the item: %w", err)
 		}
 		state, err = executionState(ctx, tx, renewed.InstanceID, renewed.ExecutionID)
 		return err

@@ -54,7 +54,16 @@ func CheckLeasing(op string, ack provider.OrchestrationAck, lease []int, leaseFo
 			return err
 		}
 	}
-	return CheckLeasePositions(op, lease, len(ack.WorkerItems))
+	if err := CheckLeasePositions(op, lease, len(ack.WorkerItems)); err != nil {
+		return err
+	}
+	for _, i := range lease {
+		if ack.WorkerItems[i].Session != "" {
+			return Invalid(op, "", "activity %d belongs to session %q: its session's owner fetches it, an ack does not lease it",
+				ack.WorkerItems[i].ID, ack.WorkerItems[i].Session)
+		}
+	}
+	return nil
 }
 
 // CheckTimeouts validates a fetch's lock and poll timeouts.

@@ -91,8 +91,9 @@ type ReadyParams struct {
 
 // WorkParams are a look for an activity.
 type WorkParams struct {
-	LockFor time.Duration
-	Tags    provider.TagFilter
+	LockFor  time.Duration
+	Tags     provider.TagFilter
+	Sessions *provider.SessionConfig
 }
 
 // Ready is what a look for ready turns found.

@@ -113,10 +113,13 @@ func (e *Engine) FetchWork(ctx context.Context, req provider.FetchWorkRequest) (
 	if err := req.Tags.Validate(); err != nil {
 		return nil, encode.Invalid(op, "", "%v", err)
 	}
+	if err := req.Sessions.Validate(); err != nil {
+		return nil, encode.Invalid(op, "", "%v", err)
+	}
 	if err := e.CheckOpen(op); err != nil {
 		return nil, err
 	}
-	params := WorkParams{LockFor: req.LockFor, Tags: req.Tags}
+	params := WorkParams{LockFor: req.LockFor, Tags: req.Tags, Sessions: req.Sessions}
 	var lease *provider.WorkItemLease
 	err := wake.Poll(ctx, req.PollFor, e.cfg.PollInterval, e.WorkerWork, nil, e.cfg.Closed, func() (bool, time.Time, error) {
 		var err error

@@ -62,6 +62,45 @@ func (q *Queries) QueuedActivities(ctx context.Context, db DBTX, arg QueuedActiv
 	return items, nil
 }
 
+const sessionsCleanup = `-- name: SessionsCleanup :one
+SELECT dx_cleanup_sessions()::integer AS removed
+`
+
+func (q *Queries) SessionsCleanup(ctx context.Context, db DBTX) (int32, error) {
+	row := db.QueryRow(ctx, sessionsCleanup)
+	var removed int32
+	err := row.Scan(&removed)
+	return removed, err
+}
+
+const sessionsRelease = `-- name: SessionsRelease :one
+SELECT dx_release_sessions($1)::integer AS released
+`
+
+func (q *Queries) SessionsRelease(ctx context.Context, db DBTX, workerID string) (int32, error) {
+	row := db.QueryRow(ctx, sessionsRelease, workerID)
+	var released int32
+	err := row.Scan(&released)
+	return released, err
+}
+
+const sessionsRenew = `-- name: SessionsRenew :one
+SELECT dx_renew_sessions($1, $2::bigint, $3::bigint)::integer AS renewed
+`
+
+type SessionsRenewParams struct {
+	WorkerID string
+	ExtendMs int64
+	IdleMs   int64
+}
+
+func (q *Queries) SessionsRenew(ctx context.Context, db DBTX, arg SessionsRenewParams) (int32, error) {
+	row := db.QueryRow(ctx, sessionsRenew, arg.WorkerID, arg.ExtendMs, arg.IdleMs)
+	var renewed int32
+	err := row.Scan(&renewed)
+	return renewed, err
+}
+
 const workItemAbandon = `-- name: WorkItemAbandon :exec
 SELECT dx_abandon_work_item($1, $2::bigint, $3::boolean)
 `
@@ -79,7 +118,7 @@ func (q *Queries) WorkItemAbandon(ctx context.Context, db DBTX, arg WorkItemAban
 
 const workItemEnqueue = `-- name: WorkItemEnqueue :exec
 SELECT dx_enqueue_worker($1, $2::bigint, $3::bigint, $4, $5::bigint,
-                         $6::text)
+                         $6::text, $7::text)
 `
 
 type WorkItemEnqueueParams struct {
@@ -89,6 +128,7 @@ type WorkItemEnqueueParams struct {
 	WorkItem    string
 	DelayMs     int64
 	Tag         *string
+	Session     *string
 }
 
 func (q *Queries) WorkItemEnqueue(ctx context.Context, db DBTX, arg WorkItemEnqueueParams) error {
@@ -99,6 +139,7 @@ func (q *Queries) WorkItemEnqueue(ctx context.Context, db DBTX, arg WorkItemEnqu
 		arg.WorkItem,
 		arg.DelayMs,
 		arg.Tag,
+		arg.Session,
 	)
 	return err
 }
@@ -108,15 +149,19 @@ SELECT f.lock_token::text AS lock_token, f.attempt_count::integer AS attempt_cou
        f.instance_id::text AS instance_id, f.execution_id::bigint AS execution_id,
        f.activity_id::bigint AS activity_id, f.work_item::text AS work_item, f.state::text AS state,
        f.item_id::bigint AS item_id
-FROM dx_fetch_work_item($1::bigint, $2::boolean, $3::boolean, $4::text[])
+FROM dx_fetch_work_item($1::bigint, $2::boolean, $3::boolean, $4::text[],
+                        $5::text, $6::bigint, $7::integer)
     AS f(lock_token, attempt_count, instance_id, execution_id, activity_id, work_item, state, item_id)
 `
 
 type WorkItemFetchParams struct {
-	LockMs   int64
-	AnyTag   bool
-	Untagged bool
-	Tags     []string
+	LockMs      int64
+	AnyTag      bool
+	Untagged    bool
+	Tags        []string
+	WorkerID    *string
+	SessionMs   int64
+	MaxSessions int32
 }
 
 type WorkItemFetchRow struct {
@@ -138,6 +183,9 @@ func (q *Queries) WorkItemFetch(ctx context.Context, db DBTX, arg WorkItemFetchP
 		arg.AnyTag,
 		arg.Untagged,
 		arg.Tags,
+		arg.WorkerID,
+		arg.SessionMs,
+		arg.MaxSessions,
 	)
 	var i WorkItemFetchRow
 	err := row.Scan(

@@ -1,11 +1,18 @@
 -- The oldest ready item the tag filter takes (provider.TagFilter: any_tag,
 -- or untagged items when untagged and those tagged one of the JSON array
--- tags).
+-- tags) and the session rules allow (provider.Sessions): an item without a
+-- session; with worker_id, one of a session it owns, or of a session nobody
+-- owns while it has room for one more.
 -- name: WorkItemNext :one
-SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
+SELECT id, instance_id, execution_id, activity_id, work_item, session_id FROM worker_queue
 WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)
   AND (CAST(@any_tag AS BOOLEAN) OR (CAST(@untagged AS BOOLEAN) AND tag IS NULL)
        OR tag IN (SELECT value FROM json_each(CAST(@tags AS TEXT))))
+  AND (session_id IS NULL OR (sqlc.narg(worker_id) IS NOT NULL AND (
+       EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id AND s.worker_id = sqlc.narg(worker_id)
+               AND s.locked_until > @now)
+       OR (CAST(@room AS BOOLEAN) AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id
+                                                  AND s.locked_until > @now)))))
 ORDER BY id LIMIT 1;
 
 -- name: WorkItemLock :one
@@ -44,8 +51,8 @@ WHERE id = (SELECT w.id FROM worker_queue w WHERE w.instance_id = @instance_id A
 RETURNING id, attempt_count, work_item;
 
 -- name: WorkItemInsert :exec
-INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag)
-VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @created_at, sqlc.narg(tag));
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag, session_id)
+VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @created_at, sqlc.narg(tag), sqlc.narg(session_id));
 
 -- Whether an activity the tag filter takes (as WorkItemNext) is visible
 -- and not leased.
@@ -53,7 +60,12 @@ VALUES (@instance_id, @execution_id, @activity_id, @work_item, @visible_at, @cre
 SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
     WHERE visible_at <= @now AND (lock_token IS NULL OR locked_until <= @now)
   AND (CAST(@any_tag AS BOOLEAN) OR (CAST(@untagged AS BOOLEAN) AND tag IS NULL)
-       OR tag IN (SELECT value FROM json_each(CAST(@tags AS TEXT))))) AS BOOLEAN) AS ready;
+       OR tag IN (SELECT value FROM json_each(CAST(@tags AS TEXT))))
+  AND (session_id IS NULL OR (sqlc.narg(worker_id) IS NOT NULL AND (
+       EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id AND s.worker_id = sqlc.narg(worker_id)
+               AND s.locked_until > @now)
+       OR (CAST(@room AS BOOLEAN) AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id
+                                                  AND s.locked_until > @now)))))) AS BOOLEAN) AS ready;
 
 -- An activity the turn cancelled.
 -- name: WorkItemCancel :exec
@@ -66,3 +78,32 @@ SELECT execution_id, activity_id, CAST(COALESCE(json_extract(work_item, '$.name'
        CAST(lock_token IS NOT NULL AND locked_until > CAST(@now AS INTEGER) AS BOOLEAN) AS leased
 FROM worker_queue WHERE instance_id = @instance_id
 ORDER BY id LIMIT @max_rows;
+
+-- How many live sessions the worker owns.
+-- name: SessionsOwned :one
+SELECT COUNT(*) FROM sessions WHERE worker_id = @worker_id AND locked_until > @now;
+
+-- Claims a session for the worker, or extends its own; no row when another
+-- worker owns it.
+-- name: SessionClaim :execrows
+INSERT INTO sessions (session_id, worker_id, locked_until, last_activity_at)
+VALUES (@session_id, @worker_id, @locked_until, @now)
+ON CONFLICT (session_id) DO UPDATE
+    SET worker_id = excluded.worker_id, locked_until = excluded.locked_until, last_activity_at = excluded.last_activity_at
+    WHERE sessions.worker_id = excluded.worker_id OR sessions.locked_until <= excluded.last_activity_at;
+
+-- Notes work on the session of the item a lease holds.
+-- name: SessionTouch :exec
+UPDATE sessions SET last_activity_at = @now
+WHERE session_id = (SELECT w.session_id FROM worker_queue w WHERE w.lock_token = CAST(@lock_token AS TEXT));
+
+-- name: SessionsRenew :execrows
+UPDATE sessions SET locked_until = @locked_until
+WHERE worker_id = @worker_id AND locked_until > @now AND last_activity_at > @active_since;
+
+-- name: SessionsRelease :execrows
+DELETE FROM sessions WHERE worker_id = @worker_id;
+
+-- name: SessionsCleanup :execrows
+DELETE FROM sessions WHERE sessions.locked_until <= CAST(@now AS INTEGER)
+  AND NOT EXISTS (SELECT 1 FROM worker_queue w WHERE w.session_id = sessions.session_id);

@@ -66,6 +66,119 @@ func (q *Queries) QueuedActivities(ctx context.Context, db DBTX, arg QueuedActiv
 	return items, nil
 }
 
+const sessionClaim = `-- name: SessionClaim :execrows
+INSERT INTO sessions (session_id, worker_id, locked_until, last_activity_at)
+VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (session_id) DO UPDATE
+    SET worker_id = excluded.worker_id, locked_until = excluded.locked_until, last_activity_at = excluded.last_activity_at
+    WHERE sessions.worker_id = excluded.worker_id OR sessions.locked_until <= excluded.last_activity_at
+`
+
+type SessionClaimParams struct {
+	SessionID   string
+	WorkerID    string
+	LockedUntil int64
+	Now         int64
+}
+
+// Claims a session for the worker, or extends its own; no row when another
+// worker owns it.
+func (q *Queries) SessionClaim(ctx context.Context, db DBTX, arg SessionClaimParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionClaim,
+		arg.SessionID,
+		arg.WorkerID,
+		arg.LockedUntil,
+		arg.Now,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionTouch = `-- name: SessionTouch :exec
+UPDATE sessions SET last_activity_at = ?1
+WHERE session_id = (SELECT w.session_id FROM worker_queue w WHERE w.lock_token = CAST(?2 AS TEXT))
+`
+
+type SessionTouchParams struct {
+	Now       int64
+	LockToken string
+}
+
+// Notes work on the session of the item a lease holds.
+func (q *Queries) SessionTouch(ctx context.Context, db DBTX, arg SessionTouchParams) error {
+	_, err := db.ExecContext(ctx, sessionTouch, arg.Now, arg.LockToken)
+	return err
+}
+
+const sessionsCleanup = `-- name: SessionsCleanup :execrows
+DELETE FROM sessions WHERE sessions.locked_until <= CAST(?1 AS INTEGER)
+  AND NOT EXISTS (SELECT 1 FROM worker_queue w WHERE w.session_id = sessions.session_id)
+`
+
+func (q *Queries) SessionsCleanup(ctx context.Context, db DBTX, now int64) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionsCleanup, now)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionsOwned = `-- name: SessionsOwned :one
+SELECT COUNT(*) FROM sessions WHERE worker_id = ?1 AND locked_until > ?2
+`
+
+type SessionsOwnedParams struct {
+	WorkerID string
+	Now      int64
+}
+
+// How many live sessions the worker owns.
+func (q *Queries) SessionsOwned(ctx context.Context, db DBTX, arg SessionsOwnedParams) (int64, error) {
+	row := db.QueryRowContext(ctx, sessionsOwned, arg.WorkerID, arg.Now)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const sessionsRelease = `-- name: SessionsRelease :execrows
+DELETE FROM sessions WHERE worker_id = ?1
+`
+
+func (q *Queries) SessionsRelease(ctx context.Context, db DBTX, workerID string) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionsRelease, workerID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+const sessionsRenew = `-- name: SessionsRenew :execrows
+UPDATE sessions SET locked_until = ?1
+WHERE worker_id = ?2 AND locked_until > ?3 AND last_activity_at > ?4
+`
+
+type SessionsRenewParams struct {
+	LockedUntil int64
+	WorkerID    string
+	Now         int64
+	ActiveSince int64
+}
+
+func (q *Queries) SessionsRenew(ctx context.Context, db DBTX, arg SessionsRenewParams) (int64, error) {
+	result, err := db.ExecContext(ctx, sessionsRenew,
+		arg.LockedUntil,
+		arg.WorkerID,
+		arg.Now,
+		arg.ActiveSince,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
 const workItemAbandon = `-- name: WorkItemAbandon :execrows
 UPDATE worker_queue SET lock_token = NULL, locked_until = NULL, visible_at = ?1,
     attempt_count = CASE WHEN CAST(?2 AS BOOLEAN) THEN MAX(attempt_count - 1, 0) ELSE attempt_count END
@@ -127,8 +240,8 @@ func (q *Queries) WorkItemDelete(ctx context.Context, db DBTX, arg WorkItemDelet
 }
 
 const workItemInsert = `-- name: WorkItemInsert :exec
-INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+INSERT INTO worker_queue (instance_id, execution_id, activity_id, work_item, visible_at, created_at, tag, session_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
 `
 
 type WorkItemInsertParams struct {
@@ -139,6 +252,7 @@ type WorkItemInsertParams struct {
 	VisibleAt   int64
 	CreatedAt   int64
 	Tag         sql.NullString
+	SessionID   sql.NullString
 }
 
 func (q *Queries) WorkItemInsert(ctx context.Context, db DBTX, arg WorkItemInsertParams) error {
@@ -150,6 +264,7 @@ func (q *Queries) WorkItemInsert(ctx context.Context, db DBTX, arg WorkItemInser
 		arg.VisibleAt,
 		arg.CreatedAt,
 		arg.Tag,
+		arg.SessionID,
 	)
 	return err
 }
@@ -209,10 +324,15 @@ func (q *Queries) WorkItemLock(ctx context.Context, db DBTX, arg WorkItemLockPar
 }
 
 const workItemNext = `-- name: WorkItemNext :one
-SELECT id, instance_id, execution_id, activity_id, work_item FROM worker_queue
+SELECT id, instance_id, execution_id, activity_id, work_item, session_id FROM worker_queue
 WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)
   AND (CAST(?2 AS BOOLEAN) OR (CAST(?3 AS BOOLEAN) AND tag IS NULL)
        OR tag IN (SELECT value FROM json_each(CAST(?4 AS TEXT))))
+  AND (session_id IS NULL OR (?5 IS NOT NULL AND (
+       EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id AND s.worker_id = ?5
+               AND s.locked_until > ?1)
+       OR (CAST(?6 AS BOOLEAN) AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id
+                                                  AND s.locked_until > ?1)))))
 ORDER BY id LIMIT 1
 `
 
@@ -221,6 +341,8 @@ type WorkItemNextParams struct {
 	AnyTag   bool
 	Untagged bool
 	Tags     string
+	WorkerID interface{}
+	Room     bool
 }
 
 type WorkItemNextRow struct {
@@ -229,17 +351,22 @@ type WorkItemNextRow struct {
 	ExecutionID int64
 	ActivityID  int64
 	WorkItem    string
+	SessionID   sql.NullString
 }
 
 // The oldest ready item the tag filter takes (provider.TagFilter: any_tag,
 // or untagged items when untagged and those tagged one of the JSON array
-// tags).
+// tags) and the session rules allow (provider.Sessions): an item without a
+// session; with worker_id, one of a session it owns, or of a session nobody
+// owns while it has room for one more.
 func (q *Queries) WorkItemNext(ctx context.Context, db DBTX, arg WorkItemNextParams) (WorkItemNextRow, error) {
 	row := db.QueryRowContext(ctx, workItemNext,
 		arg.Now,
 		arg.AnyTag,
 		arg.Untagged,
 		arg.Tags,
+		arg.WorkerID,
+		arg.Room,
 	)
 	var i WorkItemNextRow
 	err := row.Scan(
@@ -248,6 +375,7 @@ func (q *Queries) WorkItemNext(ctx context.Context, db DBTX, arg WorkItemNextPar
 		&i.ExecutionID,
 		&i.ActivityID,
 		&i.WorkItem,
+		&i.SessionID,
 	)
 	return i, err
 }
@@ -287,7 +415,12 @@ const workItemReady = `-- name: WorkItemReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM worker_queue
     WHERE visible_at <= ?1 AND (lock_token IS NULL OR locked_until <= ?1)
   AND (CAST(?2 AS BOOLEAN) OR (CAST(?3 AS BOOLEAN) AND tag IS NULL)
-       OR tag IN (SELECT value FROM json_each(CAST(?4 AS TEXT))))) AS BOOLEAN) AS ready
+       OR tag IN (SELECT value FROM json_each(CAST(?4 AS TEXT))))
+  AND (session_id IS NULL OR (?5 IS NOT NULL AND (
+       EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id AND s.worker_id = ?5
+               AND s.locked_until > ?1)
+       OR (CAST(?6 AS BOOLEAN) AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = worker_queue.session_id
+                                                  AND s.locked_until > ?1)))))) AS BOOLEAN) AS ready
 `
 
 type WorkItemReadyParams struct {
@@ -295,6 +428,8 @@ type WorkItemReadyParams struct {
 	AnyTag   bool
 	Untagged bool
 	Tags     string
+	WorkerID interface{}
+	Room     bool
 }
 
 // Whether an activity the tag filter takes (as WorkItemNext) is visible
@@ -305,6 +440,8 @@ func (q *Queries) WorkItemReady(ctx context.Context, db DBTX, arg WorkItemReadyP
 		arg.AnyTag,
 		arg.Untagged,
 		arg.Tags,
+		arg.WorkerID,
+		arg.Room,
 	)
 	var ready bool
 	err := row.Scan(&ready)
