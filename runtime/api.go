@@ -216,6 +216,11 @@ func WithLocal() ActivityOption { return engine.WithLocal() }
 // worker takes waits in the queue: bound it with a timeout.
 func WithTag(tag string) ActivityOption { return engine.WithTag(tag) }
 
+// WithSession runs the activity on the worker that owns session id, with
+// every other activity of the session: for activities that keep a
+// process-local resource between calls (ActivityInfo.Session is its key).
+func WithSession(id string) ActivityOption { return engine.WithSession(id) }
+
 // TagFilter says which activities a runtime runs by their tag
 // (Options.ActivityTags); the zero value runs untagged ones.
 type TagFilter = provider.TagFilter

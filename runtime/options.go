@@ -35,6 +35,16 @@ type Options struct {
 	// DUROXIDE_ACTIVITY_TAGS (ParseTagFilter's form: "gpu,ml", "-,gpu" for
 	// untagged too, "*" for all).
 	ActivityTags TagFilter
+	// MaxSessions is how many activity sessions (WithSession) this runtime
+	// owns at once (default 10); negative: it runs no session's activities.
+	MaxSessions int
+	// SessionLockTimeout is the lease of an owned session (default 30s),
+	// renewed every third of it while the session sees work: a runtime
+	// that dies loses its sessions to other workers after it.
+	SessionLockTimeout time.Duration
+	// SessionIdleTimeout is how long a session may see no work before this
+	// runtime stops renewing it and lets it go (default 5m).
+	SessionIdleTimeout time.Duration
 	// ActivityPollers is how many goroutines fetch activities (default 2). A
 	// poller fetches only while an execution slot is free, so idle capacity
 	// does not turn every enqueue into a stampede of fetches.
@@ -138,6 +148,11 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxRetryBackoff, 30*time.Second)
 	def(&o.DrainTimeout, 10*time.Second)
 	def(&o.HeartbeatInterval, 15*time.Second)
+	if o.MaxSessions == 0 {
+		o.MaxSessions = 10
+	}
+	def(&o.SessionLockTimeout, 30*time.Second)
+	def(&o.SessionIdleTimeout, 5*time.Minute)
 	if o.WorkerID == "" {
 		o.WorkerID = dispatch.DefaultWorkerID()
 	}

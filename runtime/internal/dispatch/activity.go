@@ -22,7 +22,7 @@ func (r *Dispatcher) activityLoop(ctx context.Context, slots chan struct{}) {
 		}
 		reconnected := r.reconnected()
 		lease, err := r.p.FetchWorkItem(ctx, provider.FetchWorkRequest{LockFor: r.opts.ActivityLockTimeout, PollFor: r.opts.PollTimeout,
-			Tags: r.opts.ActivityTags})
+			Tags: r.opts.ActivityTags, Sessions: r.sessionConfig()})
 		if err != nil || lease == nil {
 			if ctx.Err() != nil {
 				return
@@ -131,7 +131,7 @@ const (
 func (r *Dispatcher) execute(lease *provider.WorkItemLease, fn engine.ActivityFunc) activityResult {
 	item := lease.Item
 	info := engine.ActivityInfo{Instance: item.Instance, ExecutionID: item.ExecutionID, ActivityID: item.ID, Name: item.Name, Attempt: lease.AttemptCount,
-		Tag: item.Tag, Worker: r.opts.WorkerID}
+		Tag: item.Tag, Session: item.Session, Worker: r.opts.WorkerID}
 	actx, cancel := context.WithCancel(engine.WithActivityInfo(r.hardCtx, info))
 	defer cancel()
 	done := make(chan activityResult, 1)

@@ -99,6 +99,9 @@ func (r *Dispatcher) Start(ctx context.Context) error {
 		}
 	}
 	r.loops.Go(func() { r.announce(fetchCtx, r.p) })
+	if r.activitySlots != nil && r.opts.MaxSessions >= 0 {
+		r.loops.Go(func() { r.keepSessions(fetchCtx) })
+	}
 	r.opts.Logger.Info("duroxide runtime started", "worker", r.opts.WorkerID,
 		"orchestrationConcurrency", r.opts.OrchestrationConcurrency, "activityConcurrency", max(r.opts.ActivityConcurrency, 0))
 	return nil
@@ -123,6 +126,7 @@ func (r *Dispatcher) Shutdown(ctx context.Context) error {
 	select {
 	case <-done:
 		r.hardStop()
+		r.releaseSessions(ctx)
 		r.withdraw(ctx)
 		return nil
 	case <-drain.C:
@@ -132,6 +136,7 @@ func (r *Dispatcher) Shutdown(ctx context.Context) error {
 	r.hardStop()
 	select {
 	case <-done:
+		r.releaseSessions(ctx)
 		r.withdraw(ctx)
 		return nil
 	case <-ctx.Done():

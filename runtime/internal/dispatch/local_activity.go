@@ -40,7 +40,7 @@ func (r *Dispatcher) runLocal(w provider.WorkItem, attempt int, timeout time.Dur
 		return *engine.ActivityFailed(w, engine.DetailsOf(err)), nil
 	}
 	info := engine.ActivityInfo{Instance: w.Instance, ExecutionID: w.ExecutionID, ActivityID: w.ID, Name: w.Name, Attempt: attempt, Local: true,
-		Tag: w.Tag, Worker: r.opts.WorkerID}
+		Tag: w.Tag, Session: w.Session, Worker: r.opts.WorkerID}
 	ctx := engine.WithActivityInfo(r.hardCtx, info)
 	if timeout > 0 {
 		var cancel context.CancelFunc

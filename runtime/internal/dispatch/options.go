@@ -18,6 +18,9 @@ type Options struct {
 	OrchestrationBatch       int
 	ActivityConcurrency      int
 	ActivityTags             provider.TagFilter
+	MaxSessions              int
+	SessionLockTimeout       time.Duration
+	SessionIdleTimeout       time.Duration
 	ActivityPollers          int
 	OrchestrationLockTimeout time.Duration
 	StepTimeout              time.Duration

@@ -101,7 +101,7 @@ func (r *Dispatcher) runnableHere(items []provider.WorkItem) []int {
 		if w.Kind != provider.WorkActivityExecute {
 			continue
 		}
-		if r.hasActivity(w.Name, w.Tag) {
+		if w.Session == "" && r.hasActivity(w.Name, w.Tag) { // a session's owner fetches its items
 			at = append(at, i)
 		}
 	}

@@ -36,8 +36,9 @@ type action struct {
 	attempt int
 	// headers travel with the work the decision sends (Scheduled.Headers).
 	headers map[string]string
-	// tag routes an activity to the workers taking it (WithTag).
-	tag string
+	// tag routes an activity to the workers taking it (WithTag); session
+	// to the worker owning the session (WithSession).
+	tag, session string
 }
 
 func (a *action) describe() string {
@@ -84,7 +85,7 @@ func (a *action) matches(e provider.Event) bool {
 // event is the history event that records the decision.
 func (a *action) event() provider.Event {
 	ev := provider.Event{Kind: a.kind, Name: a.name, Input: a.input,
-		Version: a.version, Instance: a.instance, FireAt: a.fireAt, Reason: a.reason, Headers: a.headers, Tag: a.tag}
+		Version: a.version, Instance: a.instance, FireAt: a.fireAt, Reason: a.reason, Headers: a.headers, Tag: a.tag, Session: a.session}
 	if a.target != nil {
 		ev.SourceID = a.target.id
 	}

@@ -17,6 +17,9 @@ type ActivityInfo struct {
 	Local bool
 	// Tag is the activity's routing tag (WithTag), "" for none.
 	Tag string
+	// Session is the activity's session (WithSession), "" for none: the
+	// key of what this worker keeps for it between calls.
+	Session string
 	// Worker is the WorkerID of the runtime running it (a WorkerPool pod's name).
 	Worker string
 }

@@ -74,9 +74,10 @@ func (c *OrchestrationContext) Logger() *slog.Logger { return c.t.logger }
 type ActivityOption func(*activityCall)
 
 type activityCall struct {
-	retry *RetryPolicy
-	local bool
-	tag   string
+	retry   *RetryPolicy
+	local   bool
+	tag     string
+	session string
 }
 
 // WithRetry retries the activity under policy. Attempts, backoff timers and
@@ -102,10 +103,8 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 	for _, o := range opts {
 		o(&call)
 	}
-	if call.tag != "" {
-		if err := provider.ValidateTag(call.tag); err != nil {
-			return c.failed(fmt.Errorf("activity %q: %w", name, err))
-		}
+	if err := call.validate(); err != nil {
+		return c.failed(fmt.Errorf("activity %q: %w", name, err))
 	}
 	payload, err := EncodePayload(input)
 	if err != nil {
@@ -114,7 +113,32 @@ func (c *OrchestrationContext) CallActivity(name string, input any, opts ...Acti
 	if call.retry != nil {
 		return c.callWithRetry(name, payload, *call.retry, call)
 	}
-	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local, tag: call.tag})
+	return c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local, tag: call.tag,
+		session: call.session})
+}
+
+// validate checks the call's tag and session.
+func (a activityCall) validate() error {
+	if a.tag != "" {
+		if err := provider.ValidateTag(a.tag); err != nil {
+			return err
+		}
+	}
+	if a.session != "" {
+		return provider.ValidateSessionID(a.session)
+	}
+	return nil
+}
+
+// WithSession runs the activity on the worker that owns session id, with
+// every other activity of the session, while that worker lives and the
+// session sees work (Options.SessionIdleTimeout); then another worker takes
+// the session over. Use it for an activity that keeps a process-local
+// resource (a model loaded, a connection, a temp dir) across calls: key the
+// resource by ActivityInfo.Session, and rebuild it when a call finds none
+// (the session moved). Session activities never run locally (WithLocal).
+func WithSession(id string) ActivityOption {
+	return func(a *activityCall) { a.session = id }
 }
 
 // decide issues a decision in c's scope, or fails at once when the scope is

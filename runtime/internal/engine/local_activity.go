@@ -43,7 +43,7 @@ var ErrTurnInterrupted = errors.New("turn interrupted by shutdown while a local 
 
 // runsLocally reports whether a new activity decision runs in this turn.
 func (t *turn) runsLocally(a *action) bool {
-	return a.local && t.local != nil && t.localRuns < MaxLocalActivitiesPerTurn && t.local.Has(a.name, a.tag)
+	return a.local && a.session == "" && t.local != nil && t.localRuns < MaxLocalActivitiesPerTurn && t.local.Has(a.name, a.tag)
 }
 
 // queueLocal takes a recorded activity decision for running in this turn.

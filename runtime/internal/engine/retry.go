@@ -91,7 +91,7 @@ func (c *OrchestrationContext) callWithRetry(name, payload string, p RetryPolicy
 // before any timer can fire, so its timeout bounds its context instead.
 func (c *OrchestrationContext) attempt(name, payload string, timeout time.Duration, call activityCall, n int) (string, error) {
 	act := c.decide(&action{kind: provider.EventActivityScheduled, name: name, input: payload, local: call.local, tag: call.tag,
-		timeout: timeout, attempt: n})
+		session: call.session, timeout: timeout, attempt: n})
 	if timeout > 0 && c.Select(act, c.timer(timeout, fmt.Sprintf("%s %s", TimerAttemptTimeout, name))) == 1 {
 		return "", &TaskError{Task: "activity", Name: name, Class: ErrorApplication, Kind: FailureTimeout,
 			Message: fmt.Sprintf("attempt %v after %v", ErrTimeout, timeout), cause: ErrTimeout}

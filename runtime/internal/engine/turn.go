@@ -762,7 +762,7 @@ func (t *turn) recordDecisions() {
 			}
 			t.workerItems = append(t.workerItems, provider.WorkItem{Kind: provider.WorkActivityExecute,
 				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, Name: a.name, Input: a.input,
-				Headers: a.headers, Time: t.now.UnixMilli(), Tag: a.tag})
+				Headers: a.headers, Time: t.now.UnixMilli(), Tag: a.tag, Session: a.session})
 		case provider.EventTimerCreated:
 			t.orchItems = append(t.orchItems, provider.WorkItem{Kind: provider.WorkTimerFired,
 				Instance: t.instance, ExecutionID: t.executionID, ID: a.id, FireAt: a.fireAt})
