@@ -71,6 +71,8 @@ func TestConfigSamplesSucceed(t *testing.T) {
 	store := pgtest.OpenSchema(t, schema)
 	t.Cleanup(func() { _ = store.DropSchema(t.Context()) })
 	startWorkers(t, store, workerOptions())
+	// The gpu pool's worker: the workers of a pool's Deployment do not run here.
+	startWorkers(t, store, samples.GPUWorkerOptions(workerOptions()))
 	if len(orchs) != len(samples.Demos()) {
 		t.Errorf("%d Orchestration samples for %d demos", len(orchs), len(samples.Demos()))
 	}

@@ -25,13 +25,12 @@ import (
 // expected output; the approval sample gets its decision from spec.events.
 func TestSamplesComplete(t *testing.T) {
 	p := newPool(t)
+	startWorkers(t, p.store, samples.GPUWorkerOptions(workerOptions())) // Render's activity is tagged gpu
 	demos := samples.Demos()
 	objs := make([]*v1.Orchestration, len(demos))
 	for i, d := range demos {
 		o := p.orchestration(fmt.Sprintf("sample-%d", i), d.Orchestration, d.Input)
-		if d.Orchestration == "Approval" {
-			o.Spec.Events = []v1.OrchestrationEvent{{Name: "approval", Data: js(samples.Decision{Approved: true, By: "alice"})}}
-		}
+		o.Spec.Events = demoEvents[d.Orchestration]
 		create(t, o)
 		objs[i] = o
 	}
@@ -63,6 +62,17 @@ func TestSamplesComplete(t *testing.T) {
 		}
 	}
 	wantEvent(t, objs[0], "Completed")
+}
+
+// demoEvents are the events the demos raise (Demo.Interact), as spec.events.
+var demoEvents = map[string][]v1.OrchestrationEvent{
+	"Approval": {{Name: "approval", Data: js(samples.Decision{Approved: true, By: "alice"})}},
+	"Cart": {
+		{Name: "cart", Key: "apple", Data: js(samples.CartEvent{Add: "apple", Price: 3})},
+		{Name: "cart", Key: "pear", Data: js(samples.CartEvent{Add: "pear", Price: 4})},
+		{Name: "cart", Key: "fig", Data: js(samples.CartEvent{Add: "fig", Price: 2})},
+		{Name: "cart", Key: "checkout", Data: js(samples.CartEvent{Checkout: true})},
+	},
 }
 
 // wantEvent waits for a Kubernetes Event with reason about obj: the

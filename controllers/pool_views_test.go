@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
 	"github.com/duroxide/duroxide-go/controllers"
@@ -65,14 +65,9 @@ func TestPoolWebView(t *testing.T) {
 		t.Errorf("delete on a read-only pool view: %d, want 403", code)
 	}
 
-	var pool v1.WorkerPool
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: p.name}, &pool); err != nil {
-		t.Fatal(err)
-	}
-	pool.Spec.UI = &v1.WorkerPoolUI{Actions: true}
-	if err := k8s.Update(ctx, &pool); err != nil {
-		t.Fatal(err)
-	}
+	// The operator writes the pool too (its finalizers): change retries on a conflict.
+	pool := &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
+	change(t, pool, func() { pool.Spec.UI = &v1.WorkerPoolUI{Actions: true} })
 	if code, body := get(base + "/instance/delete?id=viewed-1"); code != 200 || !strings.Contains(body, `id="confirm"`) {
 		t.Errorf("delete confirmation once spec.ui.actions is set: %d", code)
 	}
