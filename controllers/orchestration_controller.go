@@ -39,6 +39,8 @@ type orchestrationReconciler struct {
 
 	changes    chan event.TypedGenericEvent[*v1.Orchestration]
 	tombstones tombstones
+	// activityChecks paces the reads of running instances' queued activities.
+	activityChecks checkSchedule
 }
 
 // StatusLimits bound what is copied from the store into an object's status,
@@ -163,7 +165,11 @@ func (r *orchestrationReconciler) sync(ctx context.Context, o *v1.Orchestration)
 		return reconcile.Result{RequeueAfter: min(r.Resync, r.explainPending(ctx, o, store))}, nil
 	}
 	if finished(o.Status.Phase) {
+		r.activityChecks.forget(o.UID)
 		return r.expireAfterTTL(ctx, o)
+	}
+	if o.Status.Phase == v1.PhaseRunning {
+		return reconcile.Result{RequeueAfter: min(r.Resync, r.explainQueuedActivities(ctx, o, store))}, nil
 	}
 	return reconcile.Result{RequeueAfter: r.Resync}, nil
 }

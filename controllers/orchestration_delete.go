@@ -20,6 +20,7 @@ import (
 
 // finalize applies the deletion policy, then lets the object go.
 func (r *orchestrationReconciler) finalize(ctx context.Context, o *v1.Orchestration) (reconcile.Result, error) {
+	r.activityChecks.forget(o.UID)
 	if !controllerutil.ContainsFinalizer(o, instanceFinalizer) {
 		return reconcile.Result{}, nil
 	}

@@ -86,11 +86,14 @@ func registeredNames(workers []provider.WorkerInfo) string {
 		}
 	}
 	slices.Sort(names)
-	names = slices.Compact(names)
+	return listAtMost(slices.Compact(names), 10)
+}
+
+// listAtMost joins the first most names and counts the rest; "nothing" for none.
+func listAtMost(names []string, most int) string {
 	if len(names) == 0 {
 		return "nothing"
 	}
-	const most = 10
 	if len(names) > most {
 		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
 	}

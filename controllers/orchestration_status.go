@@ -146,6 +146,7 @@ func (r *orchestrationReconciler) mirrorGone(o *v1.Orchestration) {
 	setCondition(o, condSucceeded, metav1.ConditionFalse, reasonInstanceNotFound, msg)
 	setCondition(o, condFailed, metav1.ConditionTrue, reasonInstanceNotFound, msg)
 	removeCondition(o, condTerminating)
+	removeCondition(o, condActivitiesServed)
 }
 
 // durationOf is how long a finished instance ran, for listings.
@@ -202,6 +203,7 @@ func setPhaseConditions(o *v1.Orchestration) {
 	}
 	if finished(s.Phase) {
 		removeCondition(o, condTerminating)
+		removeCondition(o, condActivitiesServed)
 	}
 }
 
@@ -326,6 +328,7 @@ func summarize(o *v1.Orchestration) {
 		{condEventsDelivered, metav1.ConditionFalse},
 		{condTerminating, metav1.ConditionTrue},
 		{condStalled, metav1.ConditionTrue},
+		{condActivitiesServed, metav1.ConditionFalse},
 		{condSucceeded, metav1.ConditionTrue},
 		{condRunning, metav1.ConditionTrue},
 		{condRunning, metav1.ConditionFalse},

@@ -20,6 +20,7 @@ type TimersInput struct {
 var drifted atomic.Bool
 
 func registerTestOrchestrations(reg *dxruntime.Registry) {
+	registerTaggedTestOrchestrations(reg)
 	// Drift sleeps an hour; with drifted set, its code first calls an
 	// activity instead, which its history does not record.
 	dxruntime.RegisterOrchestration(reg, "Drift", func(ctx *dxruntime.OrchestrationContext, _ string) (string, error) {

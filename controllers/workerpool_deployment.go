@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,6 +154,10 @@ func workerEnv(pool *v1.WorkerPool, tmpl *v1.WorkerPodTemplate) []*corev1ac.EnvV
 	}
 	if d := pool.Spec.LockTimeout; d != nil {
 		env = append(env, corev1ac.EnvVar().WithName(worker.EnvLockTimeout).WithValue(d.Duration.String()))
+	}
+	if tags := pool.Spec.ActivityTags; len(tags) > 0 {
+		// The worker reads provider.ParseTagFilter's form: the items joined by commas.
+		env = append(env, corev1ac.EnvVar().WithName(worker.EnvActivityTags).WithValue(strings.Join(tags, ",")))
 	}
 	return mergeEnv(env, tmpl.Env)
 }

@@ -34,13 +34,16 @@ pgurl=$(cat "$scratch/postgres-url")
 k() { "$BIN/kubectl" "$@"; }
 k -n duroxide-system get pods -o wide
 
-step "kubectl apply -f config/samples/ (Secret, WorkerPool, one Orchestration per sample)"
+step "kubectl apply -f config/samples/ (Secret, WorkerPools samples and gpu on one store, one Orchestration per sample)"
 k apply -f config/samples/
-# The operator creates the Deployment a moment after the WorkerPool; rollout status needs it to exist.
-k wait --for=create deploy/samples --timeout=60s >/dev/null
-k rollout status deploy/samples --timeout=120s
-k wait --for=condition=Ready pod -l duroxide.io/pool=samples --timeout=60s
-k get pods -l duroxide.io/pool=samples -o wide
+# The operator creates a Deployment a moment after its WorkerPool; rollout status needs it to exist.
+for pool in samples gpu; do
+  k wait --for=create "deploy/$pool" --timeout=60s >/dev/null
+  k rollout status "deploy/$pool" --timeout=120s
+  k wait --for=condition=Ready pod -l "duroxide.io/pool=$pool" --timeout=60s
+done
+k get workerpools -o wide
+k get pods -l duroxide.io/pool -o wide
 pod=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
 for _ in $(seq 1 60); do
   DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "^$pod " && break; sleep 0.5
@@ -51,18 +54,59 @@ DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "
   fail "worker pod $pod did not announce the sample orchestrations"
 
 step "every sample reaches Succeeded"
-for o in hello chain fanout approval subfanout counter saga retry; do
+for o in hello chain fanout approval subfanout counter saga retry cart; do
   k wait --for=condition=Succeeded "orchestration/$o" --timeout=180s >/dev/null || fail "$o did not succeed: $(k get orchestration "$o" -o jsonpath='{.status}')"
   printf '%-10s output=%s customStatus=%s\n' "$o" \
     "$(k get orchestration "$o" -o jsonpath='{.status.output}')" "$(k get orchestration "$o" -o jsonpath='{.status.customStatus}')"
 done
 k get orchestrations
 
+step "Render's activity, tagged gpu, runs on the gpu pool's worker, never on the samples pool's"
+# pods POOL: the names of the pool's pods, one a line.
+pods() { k get pods -l "duroxide.io/pool=$1" -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
+# rendered_by ORCHESTRATION: the pod its output names ("frame F rendered by POD").
+rendered_by() { k get orchestration "$1" -o jsonpath='{.status.output}' | sed -n 's/^"frame .* rendered by \(.*\)"$/\1/p'; }
+k wait --for=condition=Succeeded orchestration/render --timeout=180s >/dev/null ||
+  fail "render did not succeed: $(k get orchestration render -o jsonpath='{.status}')"
+by=$(rendered_by render) gpu_pods=$(pods gpu) samples_pods=$(pods samples)
+echo "render output=$(k get orchestration render -o jsonpath='{.status.output}')"
+echo "gpu pool pods: ${gpu_pods//$'\n'/ }; samples pool pods: ${samples_pods//$'\n'/ }"
+{ [ -n "$by" ] && grep -qx "$by" <<<"$gpu_pods"; } || fail "render's activity ran on '$by', not on a pod of the gpu pool"
+! grep -qx "$by" <<<"$samples_pods" || fail "render's activity ran on $by of the samples pool"
+echo "rendered by $by, a pod of the gpu pool"
+
+step "gpu pool at 0: a gpu activity waits while the samples pool runs, and says why; back at 1, it runs"
+k scale workerpool gpu --replicas=0
+k wait --for=delete pod -l duroxide.io/pool=gpu --timeout=120s >/dev/null
+cat <<EOT | k apply -f - >/dev/null
+apiVersion: duroxide.io/v1alpha1
+kind: Orchestration
+metadata: {name: render-later}
+spec: {workerPool: samples, orchestration: Render, input: cube}
+EOT
+# No live worker takes tag gpu (a stopping worker withdraws its announcement): the operator says so.
+k wait --for=condition=ActivitiesServed=False orchestration/render-later --timeout=150s >/dev/null ||
+  fail "render-later does not say its activity waits: $(k get orchestration render-later -o jsonpath='{.status}')"
+served() { k get orchestration render-later -o jsonpath="{.status.conditions[?(@.type==\"ActivitiesServed\")].$1}"; }
+reason=$(served reason)
+phase=$(k get orchestration render-later -o jsonpath='{.status.phase}')
+echo "render-later phase=$phase, ActivitiesServed=False $reason: $(served message)"
+{ [ "$reason" = NoWorkerForTag ] && [ "$phase" = Running ]; } || fail "render-later: phase $phase, reason $reason; want Running, NoWorkerForTag"
+k get events --field-selector involvedObject.name=render-later,reason=NoWorkerForTag -o name | grep -q . ||
+  fail "no NoWorkerForTag event for render-later"
+k get orchestration render-later -o wide
+k scale workerpool gpu --replicas=1
+k wait --for=condition=Succeeded orchestration/render-later --timeout=180s >/dev/null ||
+  fail "render-later did not succeed once the gpu pool was back: $(k get orchestration render-later -o jsonpath='{.status}')"
+by=$(rendered_by render-later) gpu_pods=$(pods gpu)
+echo "render-later output=$(k get orchestration render-later -o jsonpath='{.status.output}'); gpu pool pods: ${gpu_pods//$'\n'/ }"
+{ [ -n "$by" ] && grep -qx "$by" <<<"$gpu_pods"; } || fail "render-later's activity ran on '$by', not on a pod of the gpu pool"
+
 step "the operator's web view of the pool's store lists every sample"
 view=http://127.0.0.1:18233
 curl -fsS "$view/" | grep -q 'href="/pools/default/samples/instances"' || fail "the view's index does not list pool default/samples"
 page=$(curl -fsS "$view/pools/default/samples/instances?limit=1000") || fail "the pool's instance list did not load"
-for o in hello chain fanout approval subfanout counter saga retry; do
+for o in hello chain fanout approval subfanout counter saga retry cart; do
   id=$(k get orchestration "$o" -o jsonpath='{.status.instanceID}')
   grep -q ">$id</a>" <<<"$page" || fail "the web view does not list $o's instance $id"
 done
@@ -70,7 +114,7 @@ curl -fsS "$view/pools/default/samples/instance?id=$(k get orchestration retry -
   grep -q 'class="bar activity failed"' || fail "the retry sample's page shows no failed attempt on its timeline"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d "id=x" "$view/pools/default/samples/instance/terminate")
 [ "$code" = 403 ] || fail "a terminate posted to the read-only view answered $code, want 403"
-echo "listed the 8 samples' instances; the retry timeline shows its failed attempts; actions refused (read-only)"
+echo "listed the 9 samples' instances; the retry timeline shows its failed attempts; actions refused (read-only)"
 
 step "the operator's metrics: refused without a token or the right to read them, served to a metrics reader"
 metrics=https://127.0.0.1:18443/metrics

@@ -35,9 +35,11 @@ kubectl apply -f config/samples/
 kubectl create secret generic duroxide-postgres \
   --from-literal=url='postgres://duroxide@postgres.default.svc:5432/duroxide?sslmode=disable' \
   --dry-run=client -o yaml | kubectl apply -f -
-kubectl wait --for=create deploy/samples --timeout=60s
-kubectl rollout restart deploy/samples
-kubectl rollout status deploy/samples --timeout=180s
+for pool in samples gpu; do
+  kubectl wait --for=create "deploy/$pool" --timeout=60s
+  kubectl rollout restart "deploy/$pool"
+  kubectl rollout status "deploy/$pool" --timeout=180s
+done
 kubectl wait --for=condition=Succeeded orchestration --all --timeout=300s
 kubectl get orchestrations
 echo "kind cluster $cluster is up: kubectl get orch,wp; kind delete cluster --name $cluster removes it"

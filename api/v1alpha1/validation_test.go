@@ -115,6 +115,13 @@ func TestCreateRefusesBadSpecs(t *testing.T) {
 		{"pool without image", func() client.Object { p := pool("no-image"); p.Spec.Image = ""; return p }(), "spec.image"},
 		{"invalid schema name", func() client.Object { p := pool("bad-schema"); p.Spec.Postgres.Schema = "Bad-Schema"; return p }(), "spec.postgres.schema"},
 		{"zero concurrency", func() client.Object { p := pool("zero"); p.Spec.ActivityConcurrency = ptr.To[int32](0); return p }(), "spec.activityConcurrency"},
+		{"activity tag with a space", tagged("tag-space", "gpu", "big gpu"), `spec.activityTags[1]: Invalid value: "big gpu": an activity tag is 1 to 63 letters`},
+		{"activity tag ending in a dot", tagged("tag-dot", "gpu."), `spec.activityTags[0]: Invalid value: "gpu.": an activity tag is`},
+		{"empty activity tag", tagged("tag-empty", ""), `spec.activityTags[0]: Invalid value: "": an activity tag is`},
+		{"activity tag too long", tagged("tag-long", strings.Repeat("g", 64)), "spec.activityTags[0]: Too long"},
+		{"star among other tags", tagged("tag-star", "*", "gpu"), "'*' takes every activity, so it must be the only item"},
+		{"a tag twice", tagged("tag-twice", "gpu", "gpu"), `spec.activityTags[1]: Duplicate value: "gpu"`},
+		{"too many tags", tagged("tag-many", manyTags(33)...), "spec.activityTags: Too many"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -247,6 +254,29 @@ func TestVersionAcceptsWhatTheRuntimeRegisters(t *testing.T) {
 		o.Spec.Version = v
 		if err := k8s.Create(context.Background(), o); err != nil {
 			t.Errorf("version %q refused: %v", v, err)
+		}
+	}
+}
+
+func tagged(name string, tags ...string) client.Object {
+	p := pool(name)
+	p.Spec.ActivityTags = tags
+	return p
+}
+
+func manyTags(n int) []string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("t%d", i)
+	}
+	return tags
+}
+
+// The tags the workers accept (provider.ParseTagFilter) are accepted.
+func TestActivityTagsAcceptTheWorkersForms(t *testing.T) {
+	for i, tags := range [][]string{{"gpu"}, {"-", "gpu", "ml"}, {"*"}, {"-"}, {"a", "A.b_c-9", strings.Repeat("g", 63)}, manyTags(32)} {
+		if err := k8s.Create(context.Background(), tagged(fmt.Sprintf("tags-%d", i), tags...)); err != nil {
+			t.Errorf("activityTags %q refused: %v", tags, err)
 		}
 	}
 }

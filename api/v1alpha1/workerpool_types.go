@@ -21,7 +21,9 @@ type PostgresSpec struct {
 	// SecretRef holds the connection string. It is passed to the workers from
 	// the Secret and never copied into the spec or status.
 	SecretRef SecretKeyRef `json:"secretRef"`
-	// Schema holds the pool's tables; pools sharing a database use distinct schemas.
+	// Schema holds the pool's tables. Pools on distinct schemas of one database
+	// are independent; pools on one schema share its instances, and may split
+	// their activities by spec.activityTags.
 	// +optional
 	// +kubebuilder:default=duroxide
 	// +kubebuilder:validation:Pattern=`^[a-z_][a-z0-9_]{0,39}$`
@@ -52,6 +54,18 @@ type WorkerPoolSpec struct {
 	// LockTimeout is the lease of a turn or activity before another worker may take it over.
 	// +optional
 	LockTimeout *metav1.Duration `json:"lockTimeout,omitempty"`
+	// ActivityTags says which activities the pool's workers run, by the tag an
+	// orchestration gives an activity (runtime.WithTag): each item is a tag,
+	// "-" (untagged activities too) or "*" (every activity). Empty: untagged
+	// activities only. Pools on one schema split the work: a pool with [gpu]
+	// on GPU nodes runs the activities tagged gpu, the others run the rest.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:XValidation:rule="self == '*' || self == '-' || self.matches('^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$')",message="an activity tag is 1 to 63 letters, digits, '_', '.' or '-', starting and ending with a letter or digit; '-' takes untagged activities too, '*' every activity"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(t, t == '*') || self.size() == 1",message="activityTags: '*' takes every activity, so it must be the only item"
+	ActivityTags []string `json:"activityTags,omitempty"`
 	// PodTemplate is merged into the worker pods the operator generates.
 	// +optional
 	PodTemplate *WorkerPodTemplate `json:"podTemplate,omitempty"`
@@ -165,6 +179,7 @@ type WorkerPoolStatus struct {
 // +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`,priority=1
+// +kubebuilder:printcolumn:name="Tags",type=string,JSONPath=`.spec.activityTags`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type WorkerPool struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -390,6 +390,11 @@ func (in *WorkerPoolSpec) DeepCopyInto(out *WorkerPoolSpec) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.ActivityTags != nil {
+		in, out := &in.ActivityTags, &out.ActivityTags
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.PodTemplate != nil {
 		in, out := &in.PodTemplate, &out.PodTemplate
 		*out = new(WorkerPodTemplate)
