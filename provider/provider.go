@@ -19,6 +19,7 @@ type Provider interface {
 	Admin
 	Workers
 	Sessions
+	TxStarter
 
 	// Fetch locks the turns of up to req.Max instances that have visible
 	// messages and no live lock (or of the one instance req.Instance names),

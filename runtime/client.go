@@ -131,6 +131,24 @@ func StartWithEvent(name string, data any) StartOption {
 // (Completed)`, unless the start is a retry of that one (StartOwner) or its
 // ID-reuse policy lets it replace the instance (StartIDReuse).
 func (c *Client) Start(ctx context.Context, instanceID, orchestration string, input any, opts ...StartOption) error {
+	return c.start(ctx, instanceID, orchestration, input, opts, c.queueStart)
+}
+
+// StartTx is Start inside tx, the caller's own transaction on the store's
+// database (postgres.InTx, sqlite.InTx): the instance starts when, and
+// only if, tx commits, so a business row and the orchestration that acts
+// on it are written together. The ID is checked against what tx sees;
+// the first turn runs in a dispatcher after the commit.
+func (c *Client) StartTx(ctx context.Context, tx provider.Tx, instanceID, orchestration string, input any, opts ...StartOption) error {
+	return c.start(ctx, instanceID, orchestration, input, opts,
+		func(ctx context.Context, item provider.WorkItem, events []provider.WorkItem, reuse IDReusePolicy) error {
+			return c.p.StartInTx(ctx, tx, provider.StartRequest{Start: item, Events: events, Reuse: reuse})
+		})
+}
+
+// start builds a start and hands it to queue, through the interceptors.
+func (c *Client) start(ctx context.Context, instanceID, orchestration string, input any, opts []StartOption,
+	queue func(context.Context, provider.WorkItem, []provider.WorkItem, IDReusePolicy) error) error {
 	if instanceID == "" || orchestration == "" {
 		return fmt.Errorf("start: instance ID and orchestration name are required")
 	}
@@ -153,7 +171,7 @@ func (c *Client) Start(ctx context.Context, instanceID, orchestration string, in
 	return c.intercepted(ctx, call, func(ctx context.Context) error {
 		item := provider.WorkItem{Kind: provider.WorkStartOrchestration, Instance: instanceID, Name: orchestration,
 			Version: o.version, Input: payload, ExecutionID: 1, Owner: o.owner, Headers: nonEmpty(call.Headers)}
-		if err := c.queueStart(ctx, item, events, o.reuse.OrDefault()); err != nil {
+		if err := queue(ctx, item, events, o.reuse.OrDefault()); err != nil {
 			return startError(instanceID, err)
 		}
 		return nil
@@ -221,6 +239,22 @@ func EventKey(key string) RaiseOption { return func(o *raiseOptions) { o.key = k
 // (provider.ErrInstanceFinished): nobody would ever read the event. A keyed
 // retry that gets ErrInstanceFinished may find its first raise in History.
 func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data any, opts ...RaiseOption) error {
+	return c.raise(ctx, instanceID, name, data, opts, c.p.SendToInstance)
+}
+
+// RaiseEventTx is RaiseEvent inside tx, the caller's own transaction on the
+// store's database (postgres.InTx, sqlite.InTx): the event is delivered
+// when, and only if, tx commits. Whether the instance can receive it is
+// checked against what tx sees.
+func (c *Client) RaiseEventTx(ctx context.Context, tx provider.Tx, instanceID, name string, data any, opts ...RaiseOption) error {
+	return c.raise(ctx, instanceID, name, data, opts, func(ctx context.Context, item provider.WorkItem) error {
+		return c.p.SendInTx(ctx, tx, item)
+	})
+}
+
+// raise builds an event and hands it to send, through the interceptors.
+func (c *Client) raise(ctx context.Context, instanceID, name string, data any, opts []RaiseOption,
+	send func(context.Context, provider.WorkItem) error) error {
 	var o raiseOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -231,7 +265,7 @@ func (c *Client) RaiseEvent(ctx context.Context, instanceID, name string, data a
 	}
 	item := provider.WorkItem{Kind: provider.WorkExternalRaised, Instance: instanceID, Name: name, Input: payload, Key: o.key}
 	return c.intercepted(ctx, &ClientCall{Op: ClientRaise, Instance: instanceID, Name: name}, func(ctx context.Context) error {
-		if err := c.p.SendToInstance(ctx, item); err != nil {
+		if err := send(ctx, item); err != nil {
 			return fmt.Errorf("raise event %q on %q: %w", name, instanceID, err)
 		}
 		return nil

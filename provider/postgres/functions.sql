@@ -1,4 +1,4 @@
--- duroxide:generation 5
+-- duroxide:generation 6
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -819,6 +819,23 @@ BEGIN
         RAISE EXCEPTION 'it is %', v_status USING ERRCODE = 'DX006';
     END IF;
     INSERT INTO orchestrator_queue (instance_id, work_item, visible_at) VALUES (p_instance, p_data, now());
+END;
+$$;
+
+-- A start or a message inside a caller's own transaction (provider.TxStarter),
+-- whose connection's search_path is the caller's: these run with the
+-- schema's, captured when this file is applied.
+CREATE FUNCTION dx_start_in_tx(p_instance TEXT, p_data TEXT, p_owner TEXT, p_events TEXT[], p_reuse TEXT,
+                               p_start_name TEXT, p_start_version TEXT)
+RETURNS VOID LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    PERFORM dx_start_instance(p_instance, p_data, p_owner, p_events, p_reuse, p_start_name, p_start_version);
+END;
+$$;
+
+CREATE FUNCTION dx_send_in_tx(p_instance TEXT, p_data TEXT) RETURNS VOID LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    PERFORM dx_send_to_instance(p_instance, p_data);
 END;
 $$;
 

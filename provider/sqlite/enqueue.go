@@ -38,17 +38,19 @@ func (p *Provider) SendToInstance(ctx context.Context, item provider.WorkItem) e
 	if err != nil {
 		return err
 	}
-	err = p.writeTx(ctx, op, func(tx *txn) error {
-		if err := checkReceiver(ctx, tx, op, item.Instance); err != nil {
-			return err
-		}
-		now := nowMs()
-		return insertOrchestratorItem(ctx, tx, item, data, now)
-	})
+	err = p.writeTx(ctx, op, func(tx *txn) error { return sendIn(ctx, tx, op, item, data) })
 	if err == nil {
 		p.eng.OrchestratorWork.Notify()
 	}
 	return err
+}
+
+// sendIn queues a client's message in tx when its instance can receive it.
+func sendIn(ctx context.Context, tx *txn, op string, item provider.WorkItem, data string) error {
+	if err := checkReceiver(ctx, tx, op, item.Instance); err != nil {
+		return err
+	}
+	return insertOrchestratorItem(ctx, tx, item, data, nowMs())
 }
 
 // checkReceiver fails unless instance runs or is being started.

@@ -30,6 +30,9 @@ func newStatementCache(db *sql.DB) *statementCache {
 // lookup returns query's prepared statement, or nil (asking for it to be
 // prepared) when there is none yet.
 func (c *statementCache) lookup(query string) *sql.Stmt {
+	if c == nil { // a caller's transaction (InTx): nothing prepared for it
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st, ok := c.prepared[query]; ok {
