@@ -46,7 +46,7 @@ func (r *orchestrationReconciler) explainPending(ctx context.Context, o *v1.Orch
 		case !anyRegisters(workers, o.Spec.Orchestration, o.Spec.Version):
 			reason = reasonNotRegistered
 			msg = fmt.Sprintf("none of the %d live workers of pool %s registers orchestration %q%s (they register %s); "+
-				"the instance waits for a worker that does, and fails at the runtime's attempt limit if none comes",
+				"the instance waits, untouched, for a worker that does",
 				len(workers), o.Spec.WorkerPool, o.Spec.Orchestration, versionSuffix(o.Spec.Version), registeredNames(workers))
 		}
 	}
