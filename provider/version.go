@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/semver"
 )
@@ -31,24 +32,44 @@ func canonicalVersion(v string) string {
 // it registers (FetchRequest.Capability).
 type Capability struct {
 	Orchestrations map[string][]string
+
+	// cached is Keys's answer: a fetcher passes the same capability to
+	// every fetch.
+	cached struct {
+		once        sync.Once
+		keys, names []string
+	}
 }
 
-// Pairs lists the (name, version) pairs c admits, in parallel slices, each
-// version in every spelling a store may hold ("1.2.0", "v1.2.0", "1.2"),
-// sorted by name.
-func (c *Capability) Pairs() (names, versions []string) {
-	for _, name := range slices.Sorted(maps.Keys(c.Orchestrations)) {
-		seen := map[string]bool{}
+// KeySeparator joins an orchestration's name and version in a
+// capability key (Capability.Keys).
+const KeySeparator = "\x1f"
+
+// Keys lists the (name, version) pairs c admits as name+KeySeparator+
+// version, each version in every spelling a store may hold ("1.2.0",
+// "v1.2.0", "1.2"), and Names the orchestrations c admits at any version
+// (an instance that pinned none); both sorted. The slices are shared:
+// callers must not change them, nor c's Orchestrations once called.
+func (c *Capability) Keys() (keys, names []string) {
+	c.cached.once.Do(func() { c.cached.keys, c.cached.names = c.expand() })
+	return c.cached.keys, c.cached.names
+}
+
+func (c *Capability) expand() (keys, names []string) {
+	names = slices.Sorted(maps.Keys(c.Orchestrations))
+	seen := map[string]bool{}
+	for _, name := range names {
 		for _, v := range c.Orchestrations[name] {
 			for _, s := range versionSpellings(v) {
-				if !seen[s] {
-					seen[s] = true
-					names, versions = append(names, name), append(versions, s)
+				if k := name + KeySeparator + s; !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
 				}
 			}
 		}
 	}
-	return names, versions
+	slices.Sort(keys)
+	return keys, names
 }
 
 // Validate reports a capability with an unnamed orchestration or an

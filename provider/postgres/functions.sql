@@ -1,4 +1,4 @@
--- duroxide:generation 6
+-- duroxide:generation 8
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -54,12 +54,16 @@ END;
 $$;
 
 -- Fetches take the ready instances' turns through dx_fetch_instance_items.
--- With p_cap_names (provider.Capability: parallel to p_cap_versions), an
--- instance is a candidate only when dx_admitted says so; the filter runs in
+-- With p_cap_keys (provider.Capability.Keys: name, U+001F, version) and
+-- p_cap_names, an instance is a candidate only when it runs an
+-- orchestration and pinned version the keys hold (any version of the names,
+-- when none is pinned) or, not created yet, its queued start asks for one
+-- (any version of the names, when it asks for none); a message for no
+-- instance and no start is admitted (its turn drops it). The filter runs in
 -- the scan, so what it skips is never locked. Generation 2 callers pass
 -- none.
 CREATE FUNCTION dx_fetch_orchestration_items(p_max INT, p_lock_ms BIGINT, p_exclude TEXT[],
-                                             p_cap_names TEXT[] DEFAULT NULL, p_cap_versions TEXT[] DEFAULT NULL)
+                                             p_cap_keys TEXT[] DEFAULT NULL, p_cap_names TEXT[] DEFAULT NULL)
 RETURNS TABLE (
     instance_id TEXT, lock_token TEXT, item_exists BOOLEAN, orchestration_name TEXT, orchestration_version TEXT,
     execution_id BIGINT, status TEXT, parent_instance_id TEXT, custom_status TEXT, custom_status_version BIGINT,
@@ -81,10 +85,18 @@ BEGIN
     SELECT array_agg(c.instance_id ORDER BY c.first_visible, c.first_id) INTO v_candidates
     FROM (SELECT s.instance_id, min(s.visible_at) AS first_visible, min(s.id) AS first_id
           FROM (SELECT q.instance_id, q.id, q.visible_at FROM orchestrator_queue q
+                LEFT JOIN instances i ON p_cap_keys IS NOT NULL AND i.instance_id = q.instance_id
                 WHERE q.visible_at <= v_now
                   AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
                   AND q.instance_id NOT IN (SELECT unnest(p_exclude))
-                  AND (p_cap_names IS NULL OR dx_admitted(q.instance_id, p_cap_names, p_cap_versions))
+                  AND (p_cap_keys IS NULL
+                       OR (i.instance_id IS NOT NULL AND ((i.orchestration_name || E'\x1f' || i.orchestration_version) = ANY (p_cap_keys)
+                                                          OR (i.orchestration_version = '' AND i.orchestration_name = ANY (p_cap_names))))
+                       OR (i.instance_id IS NULL AND NOT EXISTS (
+                           SELECT 1 FROM orchestrator_queue s
+                           WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+                             AND NOT ((s.start_name || E'\x1f' || s.start_version) = ANY (p_cap_keys)
+                                      OR (s.start_version = '' AND s.start_name = ANY (p_cap_names))))))
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
@@ -107,27 +119,6 @@ $$;
 -- A token whose lock row is gone most often means the lock expired and
 -- another worker took the instance over (the row now carries its token): say
 -- that first, rather than "unknown".
-
--- Whether a fetch admitting the (name, version) pairs may take the
--- instance: an instance runs its orchestration at its pinned version (any,
--- when none is pinned); one not created yet, its queued start's
--- orchestration at the version the start asks for (any, when it asks for
--- none). Messages for no instance and no start are admitted (they are
--- dropped).
-CREATE FUNCTION dx_admitted(p_instance TEXT, p_names TEXT[], p_versions TEXT[]) RETURNS BOOLEAN
-LANGUAGE sql STABLE AS $$
-    SELECT CASE
-        WHEN i.instance_id IS NOT NULL THEN EXISTS (
-            SELECT 1 FROM unnest(p_names, p_versions) AS c(name, version)
-            WHERE c.name = i.orchestration_name AND (c.version = i.orchestration_version OR i.orchestration_version = ''))
-        ELSE NOT EXISTS (
-            SELECT 1 FROM orchestrator_queue s
-            WHERE s.instance_id = p_instance AND s.start_name IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM unnest(p_names, p_versions) AS c(name, version)
-                              WHERE c.name = s.start_name AND (c.version = s.start_version OR s.start_version = '')))
-        END
-    FROM (SELECT p_instance AS id) x LEFT JOIN instances i ON i.instance_id = x.id
-$$;
 
 CREATE FUNCTION dx_held_instance(p_token TEXT) RETURNS TEXT LANGUAGE plpgsql AS $$
 DECLARE
@@ -472,25 +463,32 @@ DECLARE
     v_now     TIMESTAMPTZ := now();
     v_id      BIGINT;
     v_session TEXT;
-    v_room    BOOLEAN := false;
+    -- The first look assumes room for another session; the sessions are
+    -- counted only when it found one the worker does not own.
+    v_room    BOOLEAN := p_worker IS NOT NULL;
+    v_live    INT;
+    v_owns    BOOLEAN;
 BEGIN
-    IF p_worker IS NOT NULL THEN
-        SELECT count(*) < p_max_sessions INTO v_room FROM sessions s
+    LOOP
+        SELECT w.id, w.session_id INTO v_id, v_session FROM worker_queue w
+        WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
+          AND (p_any OR (p_untagged AND w.tag IS NULL) OR w.tag = ANY (p_tags))
+          AND (w.session_id IS NULL OR (p_worker IS NOT NULL AND (
+                  EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id AND s.worker_id = p_worker
+                          AND s.locked_until > v_now)
+                  OR (v_room AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id
+                                             AND s.locked_until > v_now)))))
+        ORDER BY w.id LIMIT 1
+        FOR UPDATE SKIP LOCKED;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        EXIT WHEN v_session IS NULL OR NOT v_room;
+        SELECT count(*), COALESCE(bool_or(s.session_id = v_session), false) INTO v_live, v_owns FROM sessions s
         WHERE s.worker_id = p_worker AND s.locked_until > v_now;
-    END IF;
-    SELECT w.id, w.session_id INTO v_id, v_session FROM worker_queue w
-    WHERE w.visible_at <= v_now AND (w.lock_token IS NULL OR w.locked_until <= v_now)
-      AND (p_any OR (p_untagged AND w.tag IS NULL) OR w.tag = ANY (p_tags))
-      AND (w.session_id IS NULL OR (p_worker IS NOT NULL AND (
-              EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id AND s.worker_id = p_worker
-                      AND s.locked_until > v_now)
-              OR (v_room AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.session_id
-                                         AND s.locked_until > v_now)))))
-    ORDER BY w.id LIMIT 1
-    FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND THEN
-        RETURN;
-    END IF;
+        EXIT WHEN v_owns OR v_live < p_max_sessions;
+        v_room := false;
+    END LOOP;
     IF v_session IS NOT NULL THEN
         INSERT INTO sessions AS s (session_id, worker_id, locked_until, last_activity_at)
         VALUES (v_session, p_worker, v_now + p_session_ms * interval '1 millisecond', v_now)

@@ -29,13 +29,13 @@ func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (store
 			return storeengine.Ready{Items: items}, classify(op, "", err)
 		}
 	}
-	var names, versions []string // NULL: no capability filter
+	var keys, names []string // NULL: no capability filter
 	if r.Capability != nil {
-		names, versions = r.Capability.Pairs()
-		names, versions = nonNil(names), nonNil(versions)
+		keys, names = r.Capability.Keys()
+		keys, names = nonNil(keys), nonNil(names)
 	}
 	rows, err := p.pool.Query(ctx, `SELECT * FROM dx_fetch_orchestration_items($1, $2, $3, $4, $5)`, r.Max, r.LockFor.Milliseconds(), r.Exclude,
-		names, versions)
+		keys, names)
 	if err != nil {
 		return storeengine.Ready{}, classify(op, "", err)
 	}

@@ -20,7 +20,7 @@ import (
 func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (storeengine.Ready, error) {
 	const op = "fetch orchestration items"
 	p := d.p
-	if len(r.Named) == 0 && !p.orchestrationReady(ctx, capabilityPairs(r.Capability)) {
+	if len(r.Named) == 0 && !p.orchestrationReady(ctx, capabilityOf(r.Capability)) {
 		return storeengine.Ready{NextDue: p.nextDue(ctx)}, nil
 	}
 	items, err := p.lockReadyInstances(ctx, op, r)
@@ -36,19 +36,28 @@ func (d driver) LockReady(ctx context.Context, r storeengine.ReadyParams) (store
 	return storeengine.Ready{Items: items}, nil
 }
 
-// capabilityPairs is c as the queries take it: a JSON array of [name,
-// version] pairs, NULL for no filter.
-func capabilityPairs(c *provider.Capability) sql.NullString {
+// capabilityFilter is a provider.Capability as the queries take it: its
+// keys and names as JSON arrays, both NULL for no filter.
+type capabilityFilter struct{ keys, names sql.NullString }
+
+func capabilityOf(c *provider.Capability) capabilityFilter {
 	if c == nil {
-		return sql.NullString{}
+		return capabilityFilter{}
 	}
-	names, versions := c.Pairs()
-	pairs := make([][2]string, len(names))
-	for i := range names {
-		pairs[i] = [2]string{names[i], versions[i]}
-	}
-	b, _ := json.Marshal(pairs) // strings always encode
+	keys, names := c.Keys()
+	return capabilityFilter{keys: jsonArray(keys), names: jsonArray(names)}
+}
+
+func jsonArray(s []string) sql.NullString {
+	b, _ := json.Marshal(nonNilStrings(s)) // strings always encode
 	return sql.NullString{String: string(b), Valid: true}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // nextDue is when the earliest delayed orchestrator message (a timer) becomes
@@ -76,7 +85,7 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, r storeeng
 	if err != nil {
 		return nil, fmt.Errorf("list cached turns in flight: %w", err)
 	}
-	caps := capabilityPairs(r.Capability)
+	caps := capabilityOf(r.Capability)
 	err = p.writeTx(ctx, op, func(tx *txn) error {
 		items = items[:0]
 		now := nowMs()
@@ -116,18 +125,17 @@ func (p *Provider) lockReadyInstances(ctx context.Context, op string, r storeeng
 // SQLite sorted every visible message first).
 const readyInstancesQuery = `
 		SELECT q.instance_id
-		FROM orchestrator_queue q
+		FROM orchestrator_queue q LEFT JOIN instances i ON i.instance_id = q.instance_id
 		WHERE q.visible_at <= ? AND NOT EXISTS (
 			SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > ?)
 		  AND q.instance_id NOT IN (SELECT value FROM json_each(?))
-		  AND (? IS NULL OR CASE WHEN EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
-		            THEN EXISTS (SELECT 1 FROM instances i, json_each(?) c WHERE i.instance_id = q.instance_id
-		                AND json_extract(c.value, '$[0]') = i.orchestration_name
-		                AND (json_extract(c.value, '$[1]') = i.orchestration_version OR i.orchestration_version = ''))
-		            ELSE NOT EXISTS (SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
-		                AND NOT EXISTS (SELECT 1 FROM json_each(?) c WHERE json_extract(c.value, '$[0]') = s.start_name
-		                    AND (json_extract(c.value, '$[1]') = s.start_version OR s.start_version = '')))
-		            END)
+		  AND (? IS NULL
+		       OR (i.instance_id IS NOT NULL AND (i.orchestration_name || char(31) || i.orchestration_version IN (SELECT value FROM json_each(?))
+		                                          OR (i.orchestration_version = '' AND i.orchestration_name IN (SELECT value FROM json_each(?)))))
+		       OR (i.instance_id IS NULL AND NOT EXISTS (
+		           SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+		             AND NOT (s.start_name || char(31) || s.start_version IN (SELECT value FROM json_each(?))
+		                      OR (s.start_version = '' AND s.start_name IN (SELECT value FROM json_each(?)))))))
 		ORDER BY q.visible_at, q.id
 		LIMIT ?`
 
@@ -138,8 +146,8 @@ const readyInstancesQuery = `
 // as a generated query reads every row into a slice first. It leaves out the
 // instances in exclude (a JSON array): cached timer turns in flight, and
 // timers about to fall due.
-func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string, caps sql.NullString) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, caps, caps, caps, max*16)
+func readyInstances(ctx context.Context, tx *txn, now int64, max int, exclude string, caps capabilityFilter) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, readyInstancesQuery, now, now, exclude, caps.keys, caps.keys, caps.names, caps.keys, caps.names, max*16)
 	if err != nil {
 		return nil, fmt.Errorf("find ready instances: %w", err)
 	}

@@ -17,7 +17,7 @@ func TestReadyScanReadsOnlyVisibleMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	rows, err := p.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+readyInstancesQuery, 1, 1, "[]", nil, nil, nil, 1)
+	rows, err := p.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+readyInstancesQuery, 1, 1, "[]", nil, nil, nil, nil, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

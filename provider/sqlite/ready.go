@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/duroxide/duroxide-go/provider/sqlite/internal/dbsqlc"
 )
@@ -15,14 +14,14 @@ import (
 
 // orchestrationReady reports whether some instance caps admits has a
 // visible message and no live lock.
-func (p *Provider) orchestrationReady(ctx context.Context, caps sql.NullString) bool {
-	ready, err := queries.OrchestratorReady(ctx, p.stmts, dbsqlc.OrchestratorReadyParams{Now: nowMs(), Caps: caps})
+func (p *Provider) orchestrationReady(ctx context.Context, caps capabilityFilter) bool {
+	ready, err := queries.OrchestratorReady(ctx, p.stmts, dbsqlc.OrchestratorReadyParams{Now: nowMs(), CapKeys: caps.keys, CapNames: caps.names})
 	return err != nil || ready
 }
 
 // workReady reports whether an activity f takes is visible and not leased.
 func (p *Provider) workReady(ctx context.Context, f workFilter) bool {
 	ready, err := queries.WorkItemReady(ctx, p.stmts, dbsqlc.WorkItemReadyParams{Now: nowMs(), AnyTag: f.any, Untagged: f.untagged, Tags: f.tags,
-		WorkerID: f.worker(), Room: f.room})
+		WorkerID: f.worker(), Room: f.sessions != nil}) // as if it had room: a false "ready" costs a look that finds nothing
 	return err != nil || ready
 }

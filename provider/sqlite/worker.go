@@ -30,8 +30,6 @@ type workFilter struct {
 	any, untagged bool
 	tags          string // a JSON array
 	sessions      *provider.SessionConfig
-	// room: the worker may take one more session (set in the transaction).
-	room bool
 }
 
 func newWorkFilter(w storeengine.WorkParams) workFilter {
@@ -40,9 +38,7 @@ func newWorkFilter(w storeengine.WorkParams) workFilter {
 		b, _ := json.Marshal(w.Tags.Tags) // strings always encode
 		tags = string(b)
 	}
-	// A read before the transaction assumes room: a false "ready" only
-	// costs a write transaction that finds nothing.
-	return workFilter{any: w.Tags.Any, untagged: w.Tags.TakesUntagged(), tags: tags, sessions: w.Sessions, room: w.Sessions != nil}
+	return workFilter{any: w.Tags.Any, untagged: w.Tags.TakesUntagged(), tags: tags, sessions: w.Sessions}
 }
 
 // worker is the session owner the queries check, NULL without sessions.
@@ -53,18 +49,28 @@ func (f workFilter) worker() sql.NullString {
 	return sql.NullString{String: f.sessions.WorkerID, Valid: true}
 }
 
-// withRoom sets whether the worker may take another session, as its live
-// sessions stand in tx.
-func (f workFilter) withRoom(ctx context.Context, tx *txn, now int64) (workFilter, error) {
-	if f.sessions == nil {
-		return f, nil
+// next finds the oldest item f takes in tx. It looks first as if the
+// worker had room for another session, and counts its sessions only when
+// that found an item of a session it does not own: most looks meet no
+// session at all.
+func (f workFilter) next(ctx context.Context, tx *txn, now int64) (dbsqlc.WorkItemNextRow, error) {
+	look := func(room bool) (dbsqlc.WorkItemNextRow, error) {
+		return queries.WorkItemNext(ctx, tx, dbsqlc.WorkItemNextParams{Now: now, AnyTag: f.any, Untagged: f.untagged, Tags: f.tags,
+			WorkerID: f.worker(), Room: room})
 	}
-	owned, err := queries.SessionsOwned(ctx, tx, dbsqlc.SessionsOwnedParams{WorkerID: f.sessions.WorkerID, Now: now})
+	next, err := look(f.sessions != nil)
+	if err != nil || !next.SessionID.Valid {
+		return next, err
+	}
+	owned, err := queries.SessionsOwnedBy(ctx, tx, dbsqlc.SessionsOwnedByParams{WorkerID: f.sessions.WorkerID, Now: now,
+		SessionID: next.SessionID.String})
 	if err != nil {
-		return f, fmt.Errorf("count sessions of %s: %w", f.sessions.WorkerID, err)
+		return next, fmt.Errorf("count sessions of %s: %w", f.sessions.WorkerID, err)
 	}
-	f.room = owned < int64(f.sessions.MaxSessions)
-	return f, nil
+	if owned.Owns || owned.Live < int64(f.sessions.MaxSessions) {
+		return next, nil
+	}
+	return look(false)
 }
 
 // claimSession makes the worker own the item's session (or extends its
@@ -83,12 +89,7 @@ func (p *Provider) lockWorkItem(ctx context.Context, op string, lockTimeout time
 	err := p.writeTx(ctx, op, func(tx *txn) error {
 		lease = nil
 		now := nowMs()
-		f, err := f.withRoom(ctx, tx, now)
-		if err != nil {
-			return err
-		}
-		next, err := queries.WorkItemNext(ctx, tx, dbsqlc.WorkItemNextParams{Now: now, AnyTag: f.any, Untagged: f.untagged, Tags: f.tags,
-			WorkerID: f.worker(), Room: f.room})
+		next, err := f.next(ctx, tx, now)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -211,7 +212,7 @@ func (p *Provider) ackWork(ctx context.Context, lockToken string, completion *pr
 // deleteLeased deletes the item a live lease holds, noting work on its
 // session, and reports how many it deleted (0: the lease is not held).
 func deleteLeased(ctx context.Context, tx *txn, lockToken string, now int64) (int64, error) {
-	if err := queries.SessionTouch(ctx, tx, dbsqlc.SessionTouchParams{Now: now, LockToken: lockToken}); err != nil {
+	if err := queries.SessionTouchLeased(ctx, tx, dbsqlc.SessionTouchLeasedParams{Now: now, LockToken: lockToken}); err != nil {
 		return 0, fmt.Errorf("note work on the session of the item: %w", err)
 	}
 	n, err := queries.WorkItemDelete(ctx, tx, dbsqlc.WorkItemDeleteParams{LockToken: lockToken, Now: now})
@@ -219,6 +220,17 @@ func deleteLeased(ctx context.Context, tx *txn, lockToken string, now int64) (in
 		return 0, fmt.Errorf("delete work item: %w", err)
 	}
 	return n, nil
+}
+
+// touchSession notes work on session (none when not valid).
+func touchSession(ctx context.Context, tx *txn, session sql.NullString, now int64) error {
+	if !session.Valid {
+		return nil
+	}
+	if err := queries.SessionTouch(ctx, tx, dbsqlc.SessionTouchParams{Now: now, SessionID: session.String}); err != nil {
+		return fmt.Errorf("note work on session %q: %w", session.String, err)
+	}
+	return nil
 }
 
 // AbandonWork implements storeengine.Driver.
@@ -258,8 +270,8 @@ func (d driver) RenewWork(ctx context.Context, req provider.RenewRequest) (provi
 		if err != nil {
 			return fmt.Errorf("renew work item lock: %w", err)
 		}
-		if err := queries.SessionTouch(ctx, tx, dbsqlc.SessionTouchParams{Now: now, LockToken: lockToken}); err != nil {
-			return fmt.Errorf("note work on the session of the item: %w", err)
+		if err := touchSession(ctx, tx, renewed.SessionID, now); err != nil {
+			return err
 		}
 		state, err = executionState(ctx, tx, renewed.InstanceID, renewed.ExecutionID)
 		return err

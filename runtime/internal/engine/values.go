@@ -47,6 +47,9 @@ func (c *OrchestrationContext) SetValue(key string, v any) error {
 	if had && old == payload {
 		return nil
 	}
+	if t.values == nil {
+		t.values = map[string]string{}
+	}
 	t.values[key] = payload
 	t.valueChanged(key, provider.Event{Kind: provider.EventValueSet, Name: key, Input: payload})
 	return nil
@@ -105,12 +108,10 @@ func (t *turn) valueChanged(key string, ev provider.Event) {
 	t.appendEvent(ev)
 }
 
-// startValues makes the execution begin with values (nil: none).
+// startValues makes the execution begin with values (nil: none, and no
+// map until one is set).
 func (t *turn) startValues(values map[string]string) {
 	t.values = maps.Clone(values)
-	if t.values == nil {
-		t.values = map[string]string{}
-	}
 }
 
 // carriedValues are the values a continue-as-new carries to the next

@@ -100,29 +100,28 @@ func (q *Queries) OrchestratorNextDue(ctx context.Context, db DBTX, now int64) (
 const orchestratorReady = `-- name: OrchestratorReady :one
 SELECT CAST(EXISTS (SELECT 1 FROM orchestrator_queue q
     LEFT JOIN instance_locks l ON l.instance_id = q.instance_id
+    LEFT JOIN instances i ON i.instance_id = q.instance_id
     WHERE q.visible_at <= ?1 AND (l.instance_id IS NULL OR l.locked_until <= ?1)
-      AND (?2 IS NULL OR CASE WHEN EXISTS (SELECT 1 FROM instances i WHERE i.instance_id = q.instance_id)
-            THEN EXISTS (SELECT 1 FROM instances i, json_each(?2) c WHERE i.instance_id = q.instance_id
-                AND json_extract(c.value, '$[0]') = i.orchestration_name
-                AND (json_extract(c.value, '$[1]') = i.orchestration_version OR i.orchestration_version = ''))
-            ELSE NOT EXISTS (SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM json_each(?2) c WHERE json_extract(c.value, '$[0]') = s.start_name
-                    AND (json_extract(c.value, '$[1]') = s.start_version OR s.start_version = '')))
-            END)) AS BOOLEAN) AS ready
+      AND (?2 IS NULL
+           OR (i.instance_id IS NOT NULL AND (i.orchestration_name || char(31) || i.orchestration_version IN (SELECT value FROM json_each(?2))
+                                              OR (i.orchestration_version = '' AND i.orchestration_name IN (SELECT value FROM json_each(?3)))))
+           OR (i.instance_id IS NULL AND NOT EXISTS (
+               SELECT 1 FROM orchestrator_queue s WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+                 AND NOT (s.start_name || char(31) || s.start_version IN (SELECT value FROM json_each(?2))
+                          OR (s.start_version = '' AND s.start_name IN (SELECT value FROM json_each(?3)))))))) AS BOOLEAN) AS ready
 `
 
 type OrchestratorReadyParams struct {
-	Now  int64
-	Caps interface{}
+	Now      int64
+	CapKeys  interface{}
+	CapNames interface{}
 }
 
 // Whether some instance has a visible message and no live lock, and, with
-// caps (a JSON array of [name, version] pairs: provider.Capability), is
-// admitted: an instance runs an orchestration and pinned version caps holds
-// (any version, when none is pinned); one not created yet, its queued start
-// asks for one (any version, when it asks for none).
+// cap_keys and cap_names (provider.Capability.Keys as JSON arrays), is
+// admitted as readyInstancesQuery admits it.
 func (q *Queries) OrchestratorReady(ctx context.Context, db DBTX, arg OrchestratorReadyParams) (bool, error) {
-	row := db.QueryRowContext(ctx, orchestratorReady, arg.Now, arg.Caps)
+	row := db.QueryRowContext(ctx, orchestratorReady, arg.Now, arg.CapKeys, arg.CapNames)
 	var ready bool
 	err := row.Scan(&ready)
 	return ready, err

@@ -31,7 +31,7 @@ WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INT
 -- name: WorkItemRenew :one
 UPDATE worker_queue SET locked_until = CAST(@locked_until AS INTEGER)
 WHERE lock_token = CAST(@lock_token AS TEXT) AND locked_until > CAST(@now AS INTEGER)
-RETURNING instance_id, execution_id;
+RETURNING instance_id, execution_id, session_id;
 
 -- Whether an activity's result is quiet: the instance is the incarnation and
 -- execution the caller judged from, its history still ends at last_event,
@@ -79,9 +79,10 @@ SELECT execution_id, activity_id, CAST(COALESCE(json_extract(work_item, '$.name'
 FROM worker_queue WHERE instance_id = @instance_id
 ORDER BY id LIMIT @max_rows;
 
--- How many live sessions the worker owns.
--- name: SessionsOwned :one
-SELECT COUNT(*) FROM sessions WHERE worker_id = @worker_id AND locked_until > @now;
+-- How many live sessions the worker owns, and whether it owns session_id.
+-- name: SessionsOwnedBy :one
+SELECT CAST(COUNT(*) AS INTEGER) AS live, CAST(COALESCE(MAX(session_id = @session_id), 0) AS BOOLEAN) AS owns
+FROM sessions WHERE worker_id = @worker_id AND locked_until > @now;
 
 -- Claims a session for the worker, or extends its own; no row when another
 -- worker owns it.
@@ -92,10 +93,15 @@ ON CONFLICT (session_id) DO UPDATE
     SET worker_id = excluded.worker_id, locked_until = excluded.locked_until, last_activity_at = excluded.last_activity_at
     WHERE sessions.worker_id = excluded.worker_id OR sessions.locked_until <= excluded.last_activity_at;
 
--- Notes work on the session of the item a lease holds.
--- name: SessionTouch :exec
+-- Notes work on the session of the item a lease holds (an ack's, before
+-- it deletes the item).
+-- name: SessionTouchLeased :exec
 UPDATE sessions SET last_activity_at = @now
 WHERE session_id = (SELECT w.session_id FROM worker_queue w WHERE w.lock_token = CAST(@lock_token AS TEXT));
+
+-- Notes work on a session.
+-- name: SessionTouch :exec
+UPDATE sessions SET last_activity_at = @now WHERE session_id = @session_id;
 
 -- name: SessionsRenew :execrows
 UPDATE sessions SET locked_until = @locked_until

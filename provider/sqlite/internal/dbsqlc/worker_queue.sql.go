@@ -97,18 +97,34 @@ func (q *Queries) SessionClaim(ctx context.Context, db DBTX, arg SessionClaimPar
 }
 
 const sessionTouch = `-- name: SessionTouch :exec
-UPDATE sessions SET last_activity_at = ?1
-WHERE session_id = (SELECT w.session_id FROM worker_queue w WHERE w.lock_token = CAST(?2 AS TEXT))
+UPDATE sessions SET last_activity_at = ?1 WHERE session_id = ?2
 `
 
 type SessionTouchParams struct {
 	Now       int64
+	SessionID string
+}
+
+// Notes work on a session.
+func (q *Queries) SessionTouch(ctx context.Context, db DBTX, arg SessionTouchParams) error {
+	_, err := db.ExecContext(ctx, sessionTouch, arg.Now, arg.SessionID)
+	return err
+}
+
+const sessionTouchLeased = `-- name: SessionTouchLeased :exec
+UPDATE sessions SET last_activity_at = ?1
+WHERE session_id = (SELECT w.session_id FROM worker_queue w WHERE w.lock_token = CAST(?2 AS TEXT))
+`
+
+type SessionTouchLeasedParams struct {
+	Now       int64
 	LockToken string
 }
 
-// Notes work on the session of the item a lease holds.
-func (q *Queries) SessionTouch(ctx context.Context, db DBTX, arg SessionTouchParams) error {
-	_, err := db.ExecContext(ctx, sessionTouch, arg.Now, arg.LockToken)
+// Notes work on the session of the item a lease holds (an ack's, before
+// it deletes the item).
+func (q *Queries) SessionTouchLeased(ctx context.Context, db DBTX, arg SessionTouchLeasedParams) error {
+	_, err := db.ExecContext(ctx, sessionTouchLeased, arg.Now, arg.LockToken)
 	return err
 }
 
@@ -125,21 +141,28 @@ func (q *Queries) SessionsCleanup(ctx context.Context, db DBTX, now int64) (int6
 	return result.RowsAffected()
 }
 
-const sessionsOwned = `-- name: SessionsOwned :one
-SELECT COUNT(*) FROM sessions WHERE worker_id = ?1 AND locked_until > ?2
+const sessionsOwnedBy = `-- name: SessionsOwnedBy :one
+SELECT CAST(COUNT(*) AS INTEGER) AS live, CAST(COALESCE(MAX(session_id = ?1), 0) AS BOOLEAN) AS owns
+FROM sessions WHERE worker_id = ?2 AND locked_until > ?3
 `
 
-type SessionsOwnedParams struct {
-	WorkerID string
-	Now      int64
+type SessionsOwnedByParams struct {
+	SessionID string
+	WorkerID  string
+	Now       int64
 }
 
-// How many live sessions the worker owns.
-func (q *Queries) SessionsOwned(ctx context.Context, db DBTX, arg SessionsOwnedParams) (int64, error) {
-	row := db.QueryRowContext(ctx, sessionsOwned, arg.WorkerID, arg.Now)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+type SessionsOwnedByRow struct {
+	Live int64
+	Owns bool
+}
+
+// How many live sessions the worker owns, and whether it owns session_id.
+func (q *Queries) SessionsOwnedBy(ctx context.Context, db DBTX, arg SessionsOwnedByParams) (SessionsOwnedByRow, error) {
+	row := db.QueryRowContext(ctx, sessionsOwnedBy, arg.SessionID, arg.WorkerID, arg.Now)
+	var i SessionsOwnedByRow
+	err := row.Scan(&i.Live, &i.Owns)
+	return i, err
 }
 
 const sessionsRelease = `-- name: SessionsRelease :execrows
@@ -451,7 +474,7 @@ func (q *Queries) WorkItemReady(ctx context.Context, db DBTX, arg WorkItemReadyP
 const workItemRenew = `-- name: WorkItemRenew :one
 UPDATE worker_queue SET locked_until = CAST(?1 AS INTEGER)
 WHERE lock_token = CAST(?2 AS TEXT) AND locked_until > CAST(?3 AS INTEGER)
-RETURNING instance_id, execution_id
+RETURNING instance_id, execution_id, session_id
 `
 
 type WorkItemRenewParams struct {
@@ -463,11 +486,12 @@ type WorkItemRenewParams struct {
 type WorkItemRenewRow struct {
 	InstanceID  string
 	ExecutionID int64
+	SessionID   sql.NullString
 }
 
 func (q *Queries) WorkItemRenew(ctx context.Context, db DBTX, arg WorkItemRenewParams) (WorkItemRenewRow, error) {
 	row := db.QueryRowContext(ctx, workItemRenew, arg.LockedUntil, arg.LockToken, arg.Now)
 	var i WorkItemRenewRow
-	err := row.Scan(&i.InstanceID, &i.ExecutionID)
+	err := row.Scan(&i.InstanceID, &i.ExecutionID, &i.SessionID)
 	return i, err
 }
