@@ -1,4 +1,4 @@
--- duroxide:generation 8
+-- duroxide:generation 10
 -- The store's SQL functions, applied as one unit (see functions.go): when
 -- this file's generation (above) is newer than the one recorded in
 -- schema_functions, the runtime drops every dx_ function of the schema and
@@ -84,19 +84,26 @@ BEGIN
     -- subquery is one hash lookup per row; <> ALL compared every element.
     SELECT array_agg(c.instance_id ORDER BY c.first_visible, c.first_id) INTO v_candidates
     FROM (SELECT s.instance_id, min(s.visible_at) AS first_visible, min(s.id) AS first_id
+          -- The capability is checked only for messages of unlocked
+          -- instances (CASE fixes the order), by lookups on keys: a join to
+          -- instances would be planned, generically, as a hash of the table,
+          -- and a backlog of locked instances' messages is scanned in full.
           FROM (SELECT q.instance_id, q.id, q.visible_at FROM orchestrator_queue q
-                LEFT JOIN instances i ON p_cap_keys IS NOT NULL AND i.instance_id = q.instance_id
                 WHERE q.visible_at <= v_now
-                  AND NOT EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
                   AND q.instance_id NOT IN (SELECT unnest(p_exclude))
-                  AND (p_cap_keys IS NULL
-                       OR (i.instance_id IS NOT NULL AND ((i.orchestration_name || E'\x1f' || i.orchestration_version) = ANY (p_cap_keys)
-                                                          OR (i.orchestration_version = '' AND i.orchestration_name = ANY (p_cap_names))))
-                       OR (i.instance_id IS NULL AND NOT EXISTS (
-                           SELECT 1 FROM orchestrator_queue s
-                           WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
-                             AND NOT ((s.start_name || E'\x1f' || s.start_version) = ANY (p_cap_keys)
-                                      OR (s.start_version = '' AND s.start_name = ANY (p_cap_names))))))
+                  AND CASE
+                      WHEN EXISTS (SELECT 1 FROM instance_locks l WHERE l.instance_id = q.instance_id AND l.locked_until > v_now)
+                          THEN false
+                      WHEN p_cap_keys IS NULL THEN true
+                      ELSE COALESCE(
+                          (SELECT (i.orchestration_name || E'\x1f' || i.orchestration_version) = ANY (p_cap_keys)
+                                  OR (i.orchestration_version = '' AND i.orchestration_name = ANY (p_cap_names))
+                           FROM instances i WHERE i.instance_id = q.instance_id),
+                          NOT EXISTS (SELECT 1 FROM orchestrator_queue s
+                                      WHERE s.instance_id = q.instance_id AND s.start_name IS NOT NULL
+                                        AND NOT ((s.start_name || E'\x1f' || s.start_version) = ANY (p_cap_keys)
+                                                 OR (s.start_version = '' AND s.start_name = ANY (p_cap_names)))))
+                      END
                 ORDER BY q.visible_at, q.id
                 LIMIT p_max * 4
                 FOR UPDATE OF q SKIP LOCKED) s
