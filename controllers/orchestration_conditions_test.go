@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	dxruntime "github.com/duroxide/duroxide-go/runtime"
 )
 
 // An Orchestration naming a pool that does not exist says so; when the pool
@@ -70,17 +71,21 @@ func TestStoreProblemsAreConditions(t *testing.T) {
 }
 
 // An orchestration no worker registers ends Failed with a reason that says so.
-func TestUnregisteredOrchestration(t *testing.T) {
+// An orchestration no worker registers waits, untouched, for one that
+// does: the pool's workers (poison limit 2) never fetch it, so nothing fails
+// it, and the status says why it waits.
+func TestUnregisteredOrchestrationWaits(t *testing.T) {
 	p := newPool(t)
 	o := p.orchestration("nobody", "NotDeployed", nil)
 	create(t, o)
-	got := waitFor(t, key(o), "Failed", phaseIs(v1.PhaseFailed))
-	if !conditionIs("Failed", metav1.ConditionTrue, "OrchestrationNotRegistered")(got) ||
-		!strings.Contains(conditionMessage(got, "Failed"), `orchestration "NotDeployed" is not registered`) {
-		t.Errorf("conditions %+v", got.Status.Conditions)
+	got := waitFor(t, key(o), "Running=False OrchestrationNotRegistered",
+		conditionIs("Running", metav1.ConditionFalse, "OrchestrationNotRegistered"))
+	if got.Status.Phase != v1.PhasePending || got.Status.Failure != nil {
+		t.Fatalf("phase %s failure %+v, want Pending and no failure", got.Status.Phase, got.Status.Failure)
 	}
-	if got.Status.Failure == nil || got.Status.Failure.Class != "configuration" {
-		t.Errorf("failure %+v", got.Status.Failure)
+	st, err := p.client.Status(t.Context(), got.Status.InstanceID)
+	if err != nil || st.Status != dxruntime.StatusPending || st.LastError != nil {
+		t.Fatalf("store status %+v %v, want Pending and never tried", st, err)
 	}
 	wantEvent(t, o, "OrchestrationNotRegistered")
 }

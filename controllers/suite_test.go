@@ -221,8 +221,8 @@ func newIdlePool(t *testing.T, ns string) *testPool {
 	return p
 }
 
-// workerOptions: a small poison limit, so an unregistered orchestration
-// fails within the test.
+// workerOptions: a small poison limit, so what fails by it fails within
+// the test.
 func workerOptions() dxruntime.Options {
 	return dxruntime.Options{OrchestrationConcurrency: 8, ActivityConcurrency: 16, MaxAttempts: 2,
 		RetryBackoff: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
