@@ -160,8 +160,8 @@ func (a *ackBatchArgs) addWorkerItems(ord int32, ack *turnAck) {
 		a.workerExecutions = append(a.workerExecutions, w.Item.ExecutionID)
 		a.workerActivities = append(a.workerActivities, w.Item.ID)
 		a.workerData = append(a.workerData, w.Data)
-		a.workerTags = append(a.workerTags, tagColumn(w.Item.Tag))
-		a.workerSessions = append(a.workerSessions, tagColumn(w.Item.Session))
+		a.workerTags = append(a.workerTags, nonEmpty(w.Item.Tag))
+		a.workerSessions = append(a.workerSessions, nonEmpty(w.Item.Session))
 	}
 }
 

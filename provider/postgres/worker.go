@@ -38,15 +38,6 @@ func (p *Provider) lockWorkItem(ctx context.Context, w storeengine.WorkParams) (
 	return l, nil
 }
 
-// tagColumn is a tag or session as the worker queue stores it: NULL for
-// none.
-func tagColumn(tag string) *string {
-	if tag == "" {
-		return nil
-	}
-	return &tag
-}
-
 // Activity commits an activity's result.
 func (d driver) Activity(ctx context.Context, lockToken string, completion *provider.WorkItem) error {
 	return d.p.ackWork(ctx, lockToken, completion, nil)
@@ -153,7 +144,7 @@ func (p *Provider) EnqueueForWorker(ctx context.Context, req provider.EnqueueReq
 		return err
 	}
 	err = queries.WorkItemEnqueue(ctx, p.pool, dbsqlc.WorkItemEnqueueParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
-		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds(), Tag: tagColumn(item.Tag), Session: tagColumn(item.Session)})
+		ActivityID: item.ID, WorkItem: data, DelayMs: delay.Milliseconds(), Tag: nonEmpty(item.Tag), Session: nonEmpty(item.Session)})
 	if err == nil {
 		p.announce(workerChannel)
 	}

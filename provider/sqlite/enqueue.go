@@ -131,7 +131,7 @@ func insertOrchestratorItem(ctx context.Context, tx *txn, item provider.WorkItem
 func insertWorkerItem(ctx context.Context, tx *txn, item provider.WorkItem, data string, visibleAt int64) error {
 	err := queries.WorkItemInsert(ctx, tx, dbsqlc.WorkItemInsertParams{InstanceID: item.Instance, ExecutionID: item.ExecutionID,
 		ActivityID: item.ID, WorkItem: data, VisibleAt: visibleAt, CreatedAt: nowMs(),
-		Tag: sql.NullString{String: item.Tag, Valid: item.Tag != ""}, SessionID: sql.NullString{String: item.Session, Valid: item.Session != ""}})
+		Tag: nullIfEmpty(item.Tag), SessionID: nullIfEmpty(item.Session)})
 	if err != nil {
 		return fmt.Errorf("enqueue activity %q for %q: %w", item.Name, item.Instance, err)
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -16,11 +15,7 @@ func (p *Provider) ReadValues(ctx context.Context, req provider.ValuesRequest) (
 	if req.Instance == "" {
 		return nil, encode.Invalid(op, "", "an instance ID is required")
 	}
-	keys, err := json.Marshal(nonNilKeys(req.Keys))
-	if err != nil {
-		return nil, encode.Invalid(op, req.Instance, "keys: %v", err)
-	}
-	rows, err := queries.InstanceValues(ctx, p.stmts, dbsqlc.InstanceValuesParams{Keys: string(keys), InstanceID: req.Instance})
+	rows, err := queries.InstanceValues(ctx, p.stmts, dbsqlc.InstanceValuesParams{Keys: jsonArray(req.Keys).String, InstanceID: req.Instance})
 	if err != nil {
 		return nil, classify(op, req.Instance, err)
 	}
@@ -34,13 +29,6 @@ func (p *Provider) ReadValues(ctx context.Context, req provider.ValuesRequest) (
 		}
 	}
 	return values, nil
-}
-
-func nonNilKeys(keys []string) []string {
-	if keys == nil {
-		return []string{}
-	}
-	return keys
 }
 
 // writeValues applies a turn's values update to its instance.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -33,12 +32,7 @@ type workFilter struct {
 }
 
 func newWorkFilter(w storeengine.WorkParams) workFilter {
-	tags := "[]"
-	if len(w.Tags.Tags) > 0 {
-		b, _ := json.Marshal(w.Tags.Tags) // strings always encode
-		tags = string(b)
-	}
-	return workFilter{any: w.Tags.Any, untagged: w.Tags.TakesUntagged(), tags: tags, sessions: w.Sessions}
+	return workFilter{any: w.Tags.Any, untagged: w.Tags.TakesUntagged(), tags: jsonArray(w.Tags.Tags).String, sessions: w.Sessions}
 }
 
 // worker is the session owner the queries check, NULL without sessions.
