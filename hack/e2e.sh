@@ -3,18 +3,24 @@
 # operator and sample workers from images built here, PostgreSQL on host loopback.
 #   hack/e2e.sh          (make test-e2e)
 # Everything it starts is stopped on exit, pass or fail; the last lines show no process left.
-set -euo pipefail
+set -eEuo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 t0=$SECONDS
-step() { printf '\n==> %s (%ds)\n' "$*" $((SECONDS - t0)); }
-fail() { echo "E2E FAIL: $*" >&2; exit 1; }
+current_step=""
+step() { current_step="$*"; printf '\n==> %s (%ds)\n' "$*" $((SECONDS - t0)); }
+# why holds the reason of a failure; teardown repeats it as the last line, under the logs.
+why=""
+fail() { why="$*"; echo "E2E FAIL: $*" >&2; exit 1; }
+trap 'why="${why:-line $LINENO exited $?: $BASH_COMMAND}"' ERR
+# Outputs are read whole before grep -q looks at them: under pipefail, a grep
+# that stops at its first match can fail the writer (SIGPIPE), and the test.
 
 BIN=$(hack/k8s-binaries.sh --cluster)
 export BIN
 scratch=$(mktemp -d /tmp/dxe2e.XXXX)
 cleanup() {
-  local rc=$?
+  local rc=$? failed_in=$current_step
   step "teardown"
   if [ $rc -ne 0 ] && [ -f "$scratch/c/kc/admin.kubeconfig" ]; then
     echo "--- operator log (tail)"
@@ -23,6 +29,7 @@ cleanup() {
   hack/dev.sh down "$scratch"
   left=$(pgrep -a -f "$scratch" || true)
   if [ -n "$left" ]; then echo "left running:"; echo "$left"; rc=1; else echo "teardown clean: pgrep finds no process of $scratch"; fi
+  [ $rc -eq 0 ] || echo "E2E FAIL in \"${failed_in:-setup}\": ${why:-exit $rc}" >&2
   exit $rc
 }
 trap cleanup EXIT
@@ -46,12 +53,12 @@ k get workerpools -o wide
 k get pods -l duroxide.io/pool -o wide
 pod=$(k get pods -l duroxide.io/pool=samples -o jsonpath='{.items[0].metadata.name}')
 for _ in $(seq 1 60); do
-  DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "^$pod " && break; sleep 0.5
+  workers=$(DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers)
+  grep -q "^$pod " <<<"$workers" && break; sleep 0.5
 done
 echo "workers announced in the store (duroxide workers):"
-DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers
-DUROXIDE_STORE=$pgurl bin/duroxide --schema duroxide_samples workers | grep -q "^$pod .*Approval@1.0.0" ||
-  fail "worker pod $pod did not announce the sample orchestrations"
+echo "$workers"
+grep -q "^$pod .*Approval@1.0.0" <<<"$workers" || fail "worker pod $pod did not announce the sample orchestrations"
 
 step "every sample reaches Succeeded"
 for o in hello chain fanout approval subfanout counter saga retry cart; do
@@ -92,7 +99,7 @@ reason=$(served reason)
 phase=$(k get orchestration render-later -o jsonpath='{.status.phase}')
 echo "render-later phase=$phase, ActivitiesServed=False $reason: $(served message)"
 { [ "$reason" = NoWorkerForTag ] && [ "$phase" = Running ]; } || fail "render-later: phase $phase, reason $reason; want Running, NoWorkerForTag"
-k get events --field-selector involvedObject.name=render-later,reason=NoWorkerForTag -o name | grep -q . ||
+[ -n "$(k get events --field-selector involvedObject.name=render-later,reason=NoWorkerForTag -o name)" ] ||
   fail "no NoWorkerForTag event for render-later"
 k get orchestration render-later -o wide
 k scale workerpool gpu --replicas=1
@@ -104,14 +111,16 @@ echo "render-later output=$(k get orchestration render-later -o jsonpath='{.stat
 
 step "the operator's web view of the pool's store lists every sample"
 view=http://127.0.0.1:18233
-curl -fsS "$view/" | grep -q 'href="/pools/default/samples/instances"' || fail "the view's index does not list pool default/samples"
+index=$(curl -fsS "$view/") || fail "the view's index did not load"
+grep -q 'href="/pools/default/samples/instances"' <<<"$index" || fail "the view's index does not list pool default/samples"
 page=$(curl -fsS "$view/pools/default/samples/instances?limit=1000") || fail "the pool's instance list did not load"
 for o in hello chain fanout approval subfanout counter saga retry cart; do
   id=$(k get orchestration "$o" -o jsonpath='{.status.instanceID}')
   grep -q ">$id</a>" <<<"$page" || fail "the web view does not list $o's instance $id"
 done
-curl -fsS "$view/pools/default/samples/instance?id=$(k get orchestration retry -o jsonpath='{.status.instanceID}')" |
-  grep -q 'class="bar activity failed"' || fail "the retry sample's page shows no failed attempt on its timeline"
+page=$(curl -fsS "$view/pools/default/samples/instance?id=$(k get orchestration retry -o jsonpath='{.status.instanceID}')") ||
+  fail "the retry sample's page did not load"
+grep -q 'class="bar activity failed"' <<<"$page" || fail "the retry sample's page shows no failed attempt on its timeline"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d "id=x" "$view/pools/default/samples/instance/terminate")
 [ "$code" = 403 ] || fail "a terminate posted to the read-only view answered $code, want 403"
 echo "listed the 9 samples' instances; the retry timeline shows its failed attempts; actions refused (read-only)"
