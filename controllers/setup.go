@@ -7,6 +7,8 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/duroxide/duroxide-go/runtime"
 )
 
 // Config tunes the operator's controllers.
@@ -26,6 +28,9 @@ type Config struct {
 	// "0": not served).
 	UIAddr string
 	Logger *slog.Logger
+	// Interceptors see the calls the operator makes to the pools' stores
+	// (starts, events, terminations): the manager's tracing, for one.
+	Interceptors []runtime.Interceptor
 }
 
 // The manager's metrics endpoint checks each scrape's token and its right
@@ -49,7 +54,7 @@ func setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*poolStores, erro
 	if cfg.OrchestrationConcurrency <= 0 {
 		cfg.OrchestrationConcurrency = 8
 	}
-	stores := &poolStores{Secrets: mgr.GetAPIReader(), Open: cfg.Open, Logger: cfg.Logger}
+	stores := &poolStores{Secrets: mgr.GetAPIReader(), Open: cfg.Open, Logger: cfg.Logger, Interceptors: cfg.Interceptors}
 	if err := mgr.Add(stores); err != nil {
 		return nil, fmt.Errorf("add store manager: %w", err)
 	}

@@ -83,6 +83,8 @@ type poolStores struct {
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one open (default 10s).
 	ConnectTimeout time.Duration
+	// Interceptors see each pool client's calls (Config.Interceptors).
+	Interceptors []runtime.Interceptor
 
 	mu       sync.Mutex // guards the maps below, never held while connecting
 	byPool   map[types.NamespacedName]*poolStore
@@ -204,7 +206,7 @@ func (s *poolStores) open(ctx context.Context, key types.NamespacedName, want st
 		s.recordFailure(key, want, serr)
 		return nil, serr
 	}
-	st := &poolStore{Client: runtime.NewClient(p), provider: p, config: cfg, done: make(chan struct{})}
+	st := &poolStore{Client: runtime.NewClient(p, runtime.ClientInterceptors(s.Interceptors...)), provider: p, config: cfg, done: make(chan struct{})}
 	wctx, stop := context.WithCancel(context.Background())
 	st.stop = stop
 	changes, err := p.Watch(wctx)

@@ -36,12 +36,29 @@ const (
 // each when the environment names an endpoint for it (nil otherwise): the
 // signature of worker.Worker.Exporters.
 func FromEnv(ctx context.Context) (metrics []sdkmetric.Reader, spans sdktrace.SpanExporter, err error) {
+	return FromEnvWith()(ctx)
+}
+
+// FromEnvWith is FromEnv whose metric reader also exports what producers
+// give: metrics kept outside OpenTelemetry, such as a Prometheus registry's
+// through go.opentelemetry.io/contrib/bridges/prometheus (the operator's).
+func FromEnvWith(producers ...sdkmetric.Producer) func(context.Context) ([]sdkmetric.Reader, sdktrace.SpanExporter, error) {
+	return func(ctx context.Context) (metrics []sdkmetric.Reader, spans sdktrace.SpanExporter, err error) {
+		return fromEnv(ctx, producers)
+	}
+}
+
+func fromEnv(ctx context.Context, producers []sdkmetric.Producer) (metrics []sdkmetric.Reader, spans sdktrace.SpanExporter, err error) {
 	if configured(EnvMetricsEndpoint) {
 		exp, err := otlpmetrichttp.New(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("OTLP metrics exporter: %w", err)
 		}
-		metrics = append(metrics, sdkmetric.NewPeriodicReader(exp))
+		var opts []sdkmetric.PeriodicReaderOption
+		for _, p := range producers {
+			opts = append(opts, sdkmetric.WithProducer(p))
+		}
+		metrics = append(metrics, sdkmetric.NewPeriodicReader(exp, opts...))
 	}
 	if configured(EnvTracesEndpoint) {
 		if spans, err = otlptracehttp.New(ctx); err != nil {

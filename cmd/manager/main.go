@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -119,11 +120,21 @@ func metricsOptions(o options) metricsserver.Options {
 	return m
 }
 
-func run(ctx context.Context, o options, log logr.Logger) error {
+func run(ctx context.Context, o options, log logr.Logger) (err error) {
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
+	export, err := newOTLPExport(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// The manager's context is done by now; the flush gets its own.
+		flush, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err = errors.Join(err, export.shutdown(flush))
+	}()
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  newScheme(),
@@ -148,6 +159,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 		PodDefaults:              o.podDefaults,
 		UIAddr:                   o.uiAddr,
 		Logger:                   slog.New(logr.ToSlogHandler(log.WithName("stores"))),
+		Interceptors:             export.interceptors(),
 	}); err != nil {
 		return err
 	}
@@ -157,6 +169,7 @@ func run(ctx context.Context, o options, log logr.Logger) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add readiness check: %w", err)
 	}
-	log.Info("starting", "leaderElect", o.leaderElect, "qps", o.qps, "burst", o.burst)
+	log.Info("starting", "leaderElect", o.leaderElect, "qps", o.qps, "burst", o.burst,
+		"otlpMetrics", export.meters != nil, "otlpSpans", export.tracer != nil)
 	return mgr.Start(ctx)
 }
