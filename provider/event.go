@@ -84,7 +84,7 @@ type Event struct {
 	// those of the start, on ActivityScheduled, SubOrchestrationScheduled and
 	// OrchestrationChained those the runtime's interceptors set (trace
 	// context, for example). Replay reads them back; they are no decision.
-	Headers map[string]string `json:"headers,omitempty"`
+	Headers Headers `json:"headers,omitempty"`
 	// Tag is, on ActivityScheduled, the activity's routing tag (WorkItem.Tag).
 	Tag string `json:"tag,omitempty"`
 	// Session is, on ActivityScheduled, the activity's session (WorkItem.Session).

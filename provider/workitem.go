@@ -77,7 +77,7 @@ type WorkItem struct {
 	Owner string `json:"owner,omitempty"`
 	// Headers, on a StartOrchestration, ContinueAsNew or ActivityExecute, are
 	// the headers its event records (Event.Headers).
-	Headers map[string]string `json:"headers,omitempty"`
+	Headers Headers `json:"headers,omitempty"`
 	// Time is, on an ActivityExecute, when its turn scheduled it (Unix
 	// milliseconds): schedule-to-start latency is measured from it.
 	Time int64 `json:"time,omitempty"`

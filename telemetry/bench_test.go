@@ -20,10 +20,12 @@ import (
 // BenchmarkInstrumentation runs one instance at a time of a three-step
 // chain on SQLite, start to completion: without instrumentation, with the
 // runtime's and the store's metrics recorded by the OpenTelemetry SDK, and
-// with every span traced too (batched to an exporter that drops them).
-// Compare the sub-benchmarks with benchstat.
+// with every span traced too (batched to an exporter that drops them), and
+// with one instance in ten traced. Compare the sub-benchmarks with benchstat.
 func BenchmarkInstrumentation(b *testing.B) {
-	for _, level := range []string{"none", "metrics", "traces"} {
+	samplers := map[string]sdktrace.Sampler{"traces": sdktrace.AlwaysSample(),
+		"traces10": sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1))}
+	for _, level := range []string{"none", "metrics", "traces", "traces10"} {
 		b.Run(level, func(b *testing.B) {
 			var mp metric.MeterProvider = noop.NewMeterProvider()
 			var interceptors []runtime.Interceptor
@@ -32,8 +34,8 @@ func BenchmarkInstrumentation(b *testing.B) {
 				defer func() { _ = sdk.Shutdown(context.Background()) }()
 				mp = sdk
 			}
-			if level == "traces" {
-				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(dropSpans{}))
+			if sampler := samplers[level]; sampler != nil {
+				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithBatcher(dropSpans{}))
 				defer func() { _ = tp.Shutdown(context.Background()) }()
 				interceptors = []runtime.Interceptor{telemetry.Tracing(telemetry.WithTracerProvider(tp))}
 			}
@@ -69,6 +71,8 @@ func runChains(b *testing.B, mp metric.MeterProvider, interceptors []runtime.Int
 	defer cancel()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
 	for i := range b.N {
 		id := fmt.Sprintf("chain-%d", i)
 		if err := c.Start(ctx, id, "Chain", "x"); err != nil {

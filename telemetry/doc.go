@@ -26,8 +26,13 @@
 // first), decisions replayed from history are not scheduled again, and
 // an activity's span is opened only when a worker runs an attempt. An
 // instance started without trace context (by a client without the
-// interceptor, or kubectl through the operator) gets a trace ID derived
+// interceptor, or kubectl through an operator that exports no spans) gets a trace ID derived
 // from its instance ID, so its turns still form one trace.
+//
+// Sampling is the TracerProvider's: with a parent-based sampler an
+// instance's spans are kept or dropped together. A span the sampler drops
+// costs little (no attributes are built for it); a span's attributes are
+// set as it ends, so a sampler sees its name and kind, not its attributes.
 //
 // The runtime's metrics need no interceptor: runtime.Options.MeterProvider
 // (default: the global MeterProvider). Store-wide gauges (instance counts,

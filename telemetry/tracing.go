@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -37,16 +38,36 @@ func WithPropagator(p propagation.TextMapPropagator) TracingOption {
 // activity attempts, and propagates the trace context through the headers
 // of the work each turn schedules.
 func Tracing(opts ...TracingOption) runtime.Interceptor {
-	t := &tracing{tracer: otel.GetTracerProvider().Tracer(scope), prop: propagation.TraceContext{}}
+	t := &tracing{tracer: otel.GetTracerProvider().Tracer(scope), prop: propagation.TraceContext{},
+		producer: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer)},
+		consumer: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer)}}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
 
+// tracing keeps what every span shares, so that starting one allocates
+// little; an instance a sampler leaves out costs a non-recording span each.
+// Attributes and links are added only to recording spans, all at once.
 type tracing struct {
-	tracer trace.Tracer
-	prop   propagation.TextMapPropagator
+	tracer             trace.Tracer
+	prop               propagation.TextMapPropagator
+	producer, consumer []trace.SpanStartOption
+	names              sync.Map // prefix+name -> span name
+}
+
+// spanName is prefix+" "+name, built once per name: the names of turns and
+// activities are those registered, a set the code bounds (an event's name,
+// which a client chooses, is not kept).
+func (t *tracing) spanName(prefix, name string) string {
+	type key struct{ prefix, name string }
+	if n, ok := t.names.Load(key{prefix, name}); ok {
+		return n.(string)
+	}
+	n := prefix + " " + name
+	t.names.Store(key{prefix, name}, n)
+	return n
 }
 
 // Attribute keys of the spans.
@@ -64,9 +85,11 @@ const (
 )
 
 func (t *tracing) InterceptClient(ctx context.Context, call *runtime.ClientCall, next func(context.Context) error) error {
-	ctx, span := t.tracer.Start(ctx, string(call.Op)+" "+call.Name, trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(AttrInstance.String(call.Instance), AttrName.String(call.Name)))
+	ctx, span := t.tracer.Start(ctx, string(call.Op)+" "+call.Name, t.producer...)
 	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(AttrInstance.String(call.Instance), AttrName.String(call.Name))
+	}
 	if call.Op == runtime.ClientStart {
 		call.Headers = t.inject(ctx, call.Headers)
 	}
@@ -74,40 +97,42 @@ func (t *tracing) InterceptClient(ctx context.Context, call *runtime.ClientCall,
 }
 
 func (t *tracing) InterceptTurn(ctx context.Context, turn *runtime.TurnInfo, next func(context.Context) error) error {
-	ctx = t.parent(ctx, turn.Headers, turn.Instance)
-	var links []trace.Link
+	ctx, span := t.tracer.Start(t.parent(ctx, turn.Headers, turn.Instance), t.spanName("turn", turn.Orchestration), t.consumer...)
+	defer span.End()
+	err := next(ctx)
+	if !span.IsRecording() {
+		return err
+	}
 	if turn.Replayed == 0 {
-		if prev := t.previous(ctx, turn.Headers); prev.IsValid() {
-			links = append(links, trace.Link{SpanContext: prev, Attributes: []attribute.KeyValue{attribute.String("duroxide.link", "continued from")}})
+		if prev := t.previous(turn.Headers); prev.IsValid() {
+			span.AddLink(trace.Link{SpanContext: prev, Attributes: []attribute.KeyValue{attribute.String("duroxide.link", "continued from")}})
 		}
 	}
-	attrs := []attribute.KeyValue{AttrInstance.String(turn.Instance), AttrExecution.Int64(turn.ExecutionID),
-		AttrName.String(turn.Orchestration), AttrReplayed.Int(turn.Replayed)}
+	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs = append(attrs, AttrInstance.String(turn.Instance), AttrExecution.Int64(turn.ExecutionID),
+		AttrName.String(turn.Orchestration), AttrReplayed.Int(turn.Replayed))
 	if turn.Version != "" {
 		attrs = append(attrs, AttrVersion.String(turn.Version))
 	}
 	if turn.Attempt > 1 {
 		attrs = append(attrs, AttrAttempt.Int(turn.Attempt))
 	}
-	ctx, span := t.tracer.Start(ctx, "turn "+turn.Orchestration, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
-		trace.WithAttributes(attrs...))
-	defer span.End()
-	err := next(ctx)
 	if errors.Is(err, runtime.ErrTurnDeclined) {
-		span.SetAttributes(AttrDeclined.Bool(true))
+		span.SetAttributes(append(attrs, AttrDeclined.Bool(true))...)
 		return err
 	}
-	span.SetAttributes(AttrStatus.String(string(turn.Status)))
+	span.SetAttributes(append(attrs, AttrStatus.String(string(turn.Status)))...)
 	return ended(span, err)
 }
 
 func (t *tracing) InterceptActivity(ctx context.Context, call *runtime.ActivityCall, next func(context.Context) error) error {
-	ctx = t.parent(ctx, call.Headers, call.Instance)
-	ctx, span := t.tracer.Start(ctx, "activity "+call.Name, trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(AttrInstance.String(call.Instance), AttrExecution.Int64(call.ExecutionID),
-			AttrName.String(call.Name), AttrActivityID.Int64(call.ActivityID), AttrAttempt.Int(call.Attempt),
-			AttrLocal.Bool(call.Local)))
+	ctx, span := t.tracer.Start(t.parent(ctx, call.Headers, call.Instance), t.spanName("activity", call.Name), t.consumer...)
 	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(AttrInstance.String(call.Instance), AttrExecution.Int64(call.ExecutionID),
+			AttrName.String(call.Name), AttrActivityID.Int64(call.ActivityID), AttrAttempt.Int(call.Attempt),
+			AttrLocal.Bool(call.Local))
+	}
 	return ended(span, next(ctx))
 }
 
@@ -155,7 +180,7 @@ func (t *tracing) withPrevious(ctx context.Context, headers map[string]string) m
 }
 
 // previous is the span context withPrevious recorded (invalid when none).
-func (t *tracing) previous(ctx context.Context, headers map[string]string) trace.SpanContext {
+func (t *tracing) previous(headers map[string]string) trace.SpanContext {
 	carrier := propagation.MapCarrier{}
 	for k, v := range headers {
 		if rest, ok := strings.CutPrefix(k, previousPrefix); ok {
