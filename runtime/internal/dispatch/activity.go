@@ -39,7 +39,7 @@ func (r *Dispatcher) activityLoop(ctx context.Context, slots chan struct{}) {
 		r.outage.succeeded(r.opts.Logger)
 		failures = 0
 		slots <- struct{}{}
-		r.loops.Go(func() {
+		r.workers.Go(func() {
 			defer func() { <-slots }()
 			r.runActivities(lease)
 		})

@@ -28,6 +28,8 @@ type Dispatcher struct {
 	hardStop     context.CancelFunc
 	hardCtx      context.Context
 	loops        sync.WaitGroup
+	// workers run turns and activities (counted in loops).
+	workers *workers
 	// fetchCtx ends at shutdown; the slots bound running turns and
 	// activities, whichever path (fetch or shortcut) brought them.
 	fetchCtx      context.Context
@@ -84,6 +86,7 @@ func (r *Dispatcher) Start(ctx context.Context) error {
 	fetchCtx, stop := context.WithCancel(ctx)
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopFetching, r.fetchCtx = stop, fetchCtx
+	r.workers = newWorkers(&r.loops, fetchCtx.Done())
 	// Both slot pools exist before any loop starts: a turn reads
 	// activitySlots to decide eager dispatch and local activities.
 	r.turnSlots = make(chan struct{}, r.opts.OrchestrationConcurrency)

@@ -39,7 +39,7 @@ func (r *Dispatcher) orchestrationLoop(ctx context.Context, slots chan struct{})
 			// not cancelled (they are short, and finishing them saves the
 			// next holder a lock timeout).
 			slots <- struct{}{}
-			r.loops.Go(func() {
+			r.workers.Go(func() {
 				defer func() { <-slots }()
 				if item.Cached {
 					r.runCachedTimerTurn(context.WithoutCancel(ctx), item)

@@ -85,7 +85,7 @@ func (r *Dispatcher) commitLeasingFrom(own *activitySlot, ack provider.Orchestra
 		<-r.activitySlots
 	}
 	for _, lease := range leases {
-		r.loops.Go(func() {
+		r.workers.Go(func() {
 			defer func() { <-r.activitySlots }()
 			r.runActivities(lease)
 		})
@@ -151,7 +151,7 @@ func (r *Dispatcher) reportActivity(ctx context.Context, slot *activitySlot, lea
 		r.handBackUnadmitted(ctx, c.Next)
 		return err
 	}
-	r.loops.Go(func() {
+	r.workers.Go(func() {
 		if !turnSlot {
 			r.turnSlots <- struct{}{} // turns are short: a slot frees soon, even at shutdown
 			r.waitingTurns.Add(-1)
