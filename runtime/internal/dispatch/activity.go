@@ -11,7 +11,7 @@ import (
 )
 
 // activityLoop fetches activities while an execution slot is free and runs
-// each in a goroutine of its own, until ctx ends. A poller holds no slot
+// each on a goroutine of the workers (workers.go), until ctx ends. A poller holds no slot
 // while it waits: an activity leased with its turn's commit (see ackTurn)
 // may take it.
 func (r *Dispatcher) activityLoop(ctx context.Context, slots chan struct{}) {
