@@ -11,7 +11,7 @@ import (
 )
 
 // orchestrationLoop fetches ready instances while turn slots are free, as many
-// as there are free slots, and runs each turn in a goroutine of its own,
+// as there are free slots, and runs each turn on a goroutine of the workers (workers.go),
 // until ctx ends. A poller holds no slot while it waits for work: a turn
 // continued from an activity's ack (see reportActivity) may take it.
 func (r *Dispatcher) orchestrationLoop(ctx context.Context, slots chan struct{}) {
