@@ -7,14 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/duroxide/duroxide-go/otlp"
+	"github.com/duroxide/duroxide-go/otlp/otlptest"
 	"github.com/duroxide/duroxide-go/provider"
 	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
 	"github.com/duroxide/duroxide-go/runtime"
@@ -22,39 +19,11 @@ import (
 	"github.com/duroxide/duroxide-go/worker"
 )
 
-// otlpCollector is an OTLP/HTTP endpoint that keeps the span names and the
-// paths it was sent.
-type otlpCollector struct {
-	mu    sync.Mutex
-	paths []string
-	spans []string
-}
-
-func (c *otlpCollector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paths = append(c.paths, r.URL.Path)
-	if r.URL.Path == "/v1/traces" {
-		var req coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err == nil {
-			for _, rs := range req.ResourceSpans {
-				for _, ss := range rs.ScopeSpans {
-					for _, s := range ss.Spans {
-						c.spans = append(c.spans, s.Name)
-					}
-				}
-			}
-		}
-	}
-	w.WriteHeader(http.StatusOK)
-}
-
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, a worker whose Exporters is FromEnv
 // exports its spans and metrics over OTLP/HTTP; what it holds is flushed
 // when it stops.
 func TestWorkerExportsOTLPWhenConfigured(t *testing.T) {
-	collector := &otlpCollector{}
+	collector := &otlptest.Collector{}
 	srv := httptest.NewServer(collector)
 	defer srv.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
@@ -81,16 +50,14 @@ func TestWorkerExportsOTLPWhenConfigured(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	collector.mu.Lock()
-	defer collector.mu.Unlock()
 	for _, path := range []string{"/v1/traces", "/v1/metrics"} {
-		if !slices.Contains(collector.paths, path) {
-			t.Errorf("nothing exported to %s (requests: %v)", path, collector.paths)
+		if !slices.Contains(collector.Paths(), path) {
+			t.Errorf("nothing exported to %s (requests: %v)", path, collector.Paths())
 		}
 	}
 	for _, span := range []string{"turn Hello", "activity Greet"} {
-		if !slices.Contains(collector.spans, span) {
-			t.Errorf("span %q not exported; got %v", span, collector.spans)
+		if !slices.Contains(collector.Spans(), span) {
+			t.Errorf("span %q not exported; got %v", span, collector.Spans())
 		}
 	}
 }
