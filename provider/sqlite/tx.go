@@ -38,10 +38,7 @@ func (p *Provider) StartInTx(ctx context.Context, tx provider.Tx, req provider.S
 	if err != nil {
 		return err
 	}
-	if req.LockFor != 0 {
-		return encode.Invalid(op, start.Instance, "a start in the caller's transaction cannot lock its first turn")
-	}
-	enc, err := encode.EncodeStart(op, start, req.Events, req.Reuse)
+	enc, err := encode.EncodeStartInTx(op, req)
 	if err != nil {
 		return err
 	}

@@ -268,6 +268,15 @@ type Start struct {
 	Reuse  provider.IDReusePolicy
 }
 
+// EncodeStartInTx is EncodeStart for a start in the caller's transaction
+// (provider.TxStarter), which cannot lock its first turn.
+func EncodeStartInTx(op string, req provider.StartRequest) (Start, error) {
+	if req.LockFor != 0 {
+		return Start{}, Invalid(op, req.Start.Instance, "a start in the caller's transaction cannot lock its first turn")
+	}
+	return EncodeStart(op, req.Start, req.Events, req.Reuse)
+}
+
 // EncodeStart validates a start, its events and its ID-reuse policy and
 // serialises them.
 func EncodeStart(op string, start provider.WorkItem, events []provider.WorkItem, reuse provider.IDReusePolicy) (Start, error) {
