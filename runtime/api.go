@@ -12,11 +12,20 @@ import (
 // The engine's own documentation covers each method.
 
 // OrchestrationContext is an orchestration's only door to the outside world.
-// Every method is deterministic on replay: CallActivity, CreateTimer,
-// WaitForEvent, CallSubOrchestration, StartOrchestration, ContinueAsNew,
-// SetCustomStatus, Go, Select, WaitAny, WhenAll, Now, NewGUID, Logger and
-// the rest. Each coroutine of an instance (Go) has its own context, carrying
-// its cancellation scope; none may be used from ordinary goroutines.
+// Every method is deterministic on replay:
+//   - work: CallActivity, CallSubOrchestration, StartOrchestration,
+//     CreateTimer, WaitForEvent;
+//   - waiting: Select, WaitAny, WhenAll, Go (a coroutine), WithoutCancel;
+//   - the instance: InstanceID, ExecutionID, Name, Version, Now, NewGUID,
+//     IsReplaying, Logger;
+//   - status: SetCustomStatus, CustomStatus, ClearCustomStatus;
+//   - durable values: SetValue, Value, ValueKeys, ClearValue, ClearValues;
+//   - a new execution: ContinueAsNew, ContinueAsNewVersion.
+//
+// Each coroutine of an instance (Go) has its own context, carrying its
+// cancellation scope; none may be used from ordinary goroutines. The methods
+// are documented with the engine: go doc ./runtime/internal/engine
+// OrchestrationContext.
 type OrchestrationContext = engine.OrchestrationContext
 
 // Future is the pending result of a durable operation: an activity, a timer,
@@ -27,7 +36,9 @@ type Future = engine.Future
 
 // Registry maps orchestration names (with versions) and activity names to
 // code. Register everything before the runtime starts; lookups are safe
-// concurrently.
+// concurrently. A new instance runs the latest version registered, or the
+// one Registry.UseVersion names; an instance keeps the version of its
+// execution (ContinueAsNewVersion moves it on).
 type Registry = engine.Registry
 
 // OrchestrationFunc is the untyped form of an orchestration: JSON in, JSON out.

@@ -18,6 +18,22 @@
 // A Runtime hosts the two dispatchers (orchestration turns and activity
 // executions); a Client starts, signals, inspects and manages instances.
 //
+// Beyond calls, timers and events:
+//   - Durable values: ctx.SetValue and ctx.Value keep small JSON values per
+//     instance, recorded in history and carried across continue-as-new;
+//     Client.Value reads them.
+//   - Routing: WithTag sends an activity to the runtimes whose
+//     Options.ActivityTags take the tag; WithSession runs every activity of
+//     a session on the one runtime that holds it (Options.MaxSessions).
+//   - Versions: an execution runs the orchestration version it was pinned
+//     to at its first turn, and a runtime fetches only instances whose
+//     version it registers, so two builds share a store safely
+//     (Registry.UseVersion, StartVersion, ContinueAsNewVersion).
+//   - Transactions: Client.StartTx and Client.RaiseEventTx join the
+//     caller's own database transaction (postgres.InTx, sqlite.InTx).
+//
+// docs/orchestrations.md in the repository is the guide to all of it.
+//
 // The package is the public face of three layers: the replay engine
 // (runtime/internal/engine), which declares OrchestrationContext, Future,
 // Registry and the error types that this package names with aliases (their

@@ -79,6 +79,17 @@ func testTransactionalStart(t *testing.T, store testStore, db callerDB) {
 		t.Fatal(err)
 	}
 	commit()
+	// An event raised in a transaction that rolls back is never delivered.
+	tx, insert, _, rollback = db.begin(t)
+	insert("payment-declined")
+	if err := c.RaiseEventTx(t.Context(), tx, "fulfil-2", "paid", "declined"); err != nil {
+		t.Fatal(err)
+	}
+	rollback()
+	time.Sleep(300 * time.Millisecond) // several polls of the runtime
+	if st, err := c.Status(t.Context(), "fulfil-2"); err != nil || st.Status != runtime.StatusRunning {
+		t.Fatalf("status after the raise rolled back: %+v %v, want Running", st, err)
+	}
 	tx, insert, commit, rollback = db.begin(t)
 	insert("payment-2")
 	if err := c.RaiseEventTx(t.Context(), tx, "fulfil-2", "paid", "card"); err != nil {
