@@ -36,6 +36,13 @@ const (
 	// EnvActivityTags is the tag filter of the worker's activity fetches,
 	// in runtime.ParseTagFilter's form ("gpu", "-,gpu", "*").
 	EnvActivityTags = "DUROXIDE_ACTIVITY_TAGS"
+	// EnvMaxSessions, EnvSessionLockTimeout and EnvSessionIdleTimeout bound
+	// the activity sessions (runtime.WithSession) the worker owns; set them
+	// through the pool's spec.podTemplate.env. EnvMaxSessions takes a
+	// positive number, or -1 for a worker that runs no session's activities.
+	EnvMaxSessions        = "DUROXIDE_MAX_SESSIONS"
+	EnvSessionLockTimeout = "DUROXIDE_SESSION_LOCK_TIMEOUT"
+	EnvSessionIdleTimeout = "DUROXIDE_SESSION_IDLE_TIMEOUT"
 )
 
 // Config is a worker's settings.
@@ -51,6 +58,11 @@ type Config struct {
 	// ActivityTags says which activities the worker runs by tag (zero:
 	// untagged ones).
 	ActivityTags provider.TagFilter
+	// MaxSessions, SessionLockTimeout and SessionIdleTimeout: 0 takes the
+	// runtime's defaults; MaxSessions -1 owns no session.
+	MaxSessions        int
+	SessionLockTimeout time.Duration
+	SessionIdleTimeout time.Duration
 	// LockTimeout is the lease of a turn or an activity (0: the runtime's default).
 	LockTimeout time.Duration
 	// DrainTimeout is how long in-flight activities may finish after SIGTERM
@@ -89,6 +101,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s: %w", EnvActivityTags, err))
 	}
 	c.ActivityTags = tags
+	c.MaxSessions = maxSessions(getenv, &errs)
+	c.SessionLockTimeout = positiveDuration(getenv, EnvSessionLockTimeout, &errs)
+	c.SessionIdleTimeout = positiveDuration(getenv, EnvSessionIdleTimeout, &errs)
 	return c.withDefaults(), errors.Join(errs...)
 }
 
@@ -103,6 +118,14 @@ func (c Config) withDefaults() Config {
 		c.DrainTimeout = 20 * time.Second
 	}
 	return c
+}
+
+// maxSessions reads EnvMaxSessions: a positive number, or -1 for none.
+func maxSessions(getenv func(string) string, errs *[]error) int {
+	if getenv(EnvMaxSessions) == "-1" {
+		return -1
+	}
+	return positive(getenv, EnvMaxSessions, strconv.Atoi, "a positive integer, or -1 for no sessions", errs)
 }
 
 func positiveInt(getenv func(string) string, name string, errs *[]error) int {
