@@ -24,6 +24,9 @@ const (
 	CondInstanceIDInUse = condInstanceIDInUse
 )
 
+// OwnerOf names an Orchestration as its instance records its owner.
+var OwnerOf = ownerOf
+
 // SetupWithStores is Setup, returning the pools' store clients.
 func SetupWithStores(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Stores, error) {
 	return setup(ctx, mgr, cfg)

@@ -8,8 +8,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/duroxide/duroxide-go/api/v1alpha1"
+	"github.com/duroxide/duroxide-go/controllers"
+	"github.com/duroxide/duroxide-go/provider/postgres/pgtest"
+	dxruntime "github.com/duroxide/duroxide-go/runtime"
 )
 
 // Pairs of objects created at the same instant name one spec.instanceID
@@ -65,5 +69,46 @@ func checkOneWinner(t *testing.T, p *testPool, id string, names ...string) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The race's worst order, set up step by step: the younger object claimed
+// the ID and started its instance before the older one's claim was seen,
+// and the older one claimed it too. The object the store records as the
+// instance's owner keeps it and mirrors its own run; the older one, whose
+// start the store refuses, reports InstanceIDInUse.
+func TestStartedClaimBeatsAnOlderClaim(t *testing.T) {
+	ns := namespace(t)
+	p := &testPool{ns: ns, name: "pool", schema: pgtest.RandomSchema()}
+	older := p.orchestration("a-older", "Hello", "a")
+	older.Spec.InstanceID = "contested"
+	create(t, older)
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have whole seconds
+	younger := p.orchestration("b-younger", "Hello", "b")
+	younger.Spec.InstanceID = "contested"
+	create(t, younger)
+	for _, o := range []*v1.Orchestration{older, younger} {
+		waitFor(t, key(o), "PoolNotFound", conditionIs("StoreReachable", metav1.ConditionFalse, "PoolNotFound"))
+	}
+
+	store := pgtest.OpenSchema(t, p.schema)
+	if err := dxruntime.NewClient(store).Start(t.Context(), "contested", "Hello", "b",
+		dxruntime.StartOwner(controllers.OwnerOf(younger))); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []*v1.Orchestration{younger, older} {
+		changeStatus(t, o, func() { o.Status.InstanceID, o.Status.Phase = "contested", v1.PhasePending })
+	}
+
+	createSecret(t, ns, "pg", pgURL)
+	create(t, &v1.WorkerPool{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns},
+		Spec: v1.WorkerPoolSpec{Image: "duroxide/sample-worker:test",
+			Postgres: v1.PostgresSpec{SecretRef: v1.SecretKeyRef{Name: "pg"}, Schema: p.schema}}})
+	t.Cleanup(func() { stores.Close(types.NamespacedName{Namespace: ns, Name: p.name}) })
+	p.store, p.client = store, dxruntime.NewClient(store)
+	startWorkers(t, store, workerOptions())
+	checkOneWinner(t, p, "contested", "b-younger", "a-older")
+	if o := waitFor(t, key(younger), "Completed", phaseIs(v1.PhaseCompleted)); o.Status.Output != `"Hello, b!"` {
+		t.Errorf("the younger object, the instance's owner: %s", describe(o))
 	}
 }

@@ -204,7 +204,7 @@ func (r *orchestrationReconciler) act(ctx context.Context, o *v1.Orchestration, 
 		if claimed, err := r.claimInstanceID(ctx, o, store); claimed || err != nil {
 			return claimed, err
 		}
-	} else if err := r.keepClaim(ctx, o); err != nil {
+	} else if err := r.keepClaim(ctx, o, store); err != nil {
 		return false, err
 	}
 	if o.Status.InputDigest == "" {

@@ -57,11 +57,14 @@ func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orc
 		o.Status.InstanceID = id
 		return false, nil
 	}
-	if holder, err := r.otherHolder(ctx, o, id); err != nil || holder != "" {
+	holder, mine, err := storeHolder(ctx, store, id, reusePolicyOf(o), ownerOf(o))
+	if err != nil || holder != "" {
 		return false, r.idInUse(o, id, holder, err)
 	}
-	if holder, err := storeHolder(ctx, store, id, reusePolicyOf(o)); err != nil || holder != "" {
-		return false, r.idInUse(o, id, holder, err)
+	if !mine {
+		if holder, err := r.otherHolder(ctx, o, id); err != nil || holder != "" {
+			return false, r.idInUse(o, id, holder, err)
+		}
 	}
 	o.Status.InstanceID = id
 	o.Status.Phase = v1.PhasePending
@@ -71,13 +74,17 @@ func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orc
 
 // keepClaim re-checks a claimed explicit ID against Orchestrations that
 // claimed it at the same time (their caches had not seen each other yet):
-// the older object keeps it, the younger gives it up.
-func (r *orchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestration) error {
+// the object the store records as the instance's owner keeps it; before
+// either started, the older object keeps it and the younger gives it up.
+func (r *orchestrationReconciler) keepClaim(ctx context.Context, o *v1.Orchestration, store *poolStore) error {
 	if o.Spec.InstanceID == "" {
 		return nil
 	}
 	holder, err := r.otherHolder(ctx, o, o.Status.InstanceID)
 	if err != nil || holder == "" {
+		return err
+	}
+	if _, mine, err := storeHolder(ctx, store, o.Status.InstanceID, reusePolicyOf(o), ownerOf(o)); err != nil || mine {
 		return err
 	}
 	o.Status.InstanceID, o.Status.InputDigest = "", ""
@@ -123,30 +130,38 @@ func reusePolicyOf(o *v1.Orchestration) runtime.IDReusePolicy {
 
 // storeHolder says what already uses id in the store and may not be
 // replaced under reuse: an instance (with its owner when one was recorded)
-// or a queued start. The store checks again when the instance starts.
-func storeHolder(ctx context.Context, store *poolStore, id string, reuse runtime.IDReusePolicy) (string, error) {
+// or a queued start. An instance the store records self as the owner of is
+// mine: its starter's claim, whatever other objects claim. The store checks
+// again when the instance starts.
+func storeHolder(ctx context.Context, store *poolStore, id string, reuse runtime.IDReusePolicy, self string) (holder string, mine bool, err error) {
 	st, err := store.Client.Status(ctx, id)
 	if errors.Is(err, provider.ErrNotFound) {
-		return "", nil
+		return "", false, nil
 	}
 	if err != nil {
-		return "", err
-	}
-	if replaceable(st, reuse) {
-		return "", nil
+		return "", false, err
 	}
 	if st.Status == runtime.StatusPending {
-		return storeHolderOf("", "", ""), nil
+		if replaceable(st, reuse) {
+			return "", false, nil
+		}
+		return storeHolderOf("", "", ""), false, nil
 	}
 	owner, err := store.Client.Owner(ctx, id)
 	if err != nil {
 		owner = ""
 	}
+	switch {
+	case owner != "" && owner == self:
+		return "", true, nil
+	case replaceable(st, reuse):
+		return "", false, nil
+	}
 	why := ""
 	if st.ParentInstance != "" {
 		why = fmt.Sprintf("a sub-orchestration of %q, never replaced", st.ParentInstance)
 	}
-	return storeHolderOf(provider.ExecutionStatus(st.Status), owner, why), nil
+	return storeHolderOf(provider.ExecutionStatus(st.Status), owner, why), false, nil
 }
 
 // replaceable reports whether a start under reuse would replace the
