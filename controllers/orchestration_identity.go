@@ -48,7 +48,8 @@ var errIDInUse = errors.New("instance ID in use")
 
 // claimInstanceID records in status the instance ID the object will start.
 // An explicit ID is checked first against the other Orchestrations and the
-// store, and the claim must be written before the start (claimed is true:
+// store (an instance the store records this object as the owner of is its
+// own, whatever other objects claim), and the claim must be written before the start (claimed is true:
 // write the status, then come back), so that a start repeated after a lost
 // status write is never mistaken for somebody else's instance.
 func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orchestration, store *poolStore) (claimed bool, err error) {
@@ -57,14 +58,18 @@ func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orc
 		o.Status.InstanceID = id
 		return false, nil
 	}
-	holder, mine, err := storeHolder(ctx, store, id, reusePolicyOf(o), ownerOf(o))
-	if err != nil || holder != "" {
-		return false, r.idInUse(o, id, holder, err)
+	holder, err := r.otherHolder(ctx, o, id)
+	if err != nil {
+		return false, err
 	}
-	if !mine {
-		if holder, err := r.otherHolder(ctx, o, id); err != nil || holder != "" {
-			return false, r.idInUse(o, id, holder, err)
-		}
+	inStore, mine, err := storeHolder(ctx, store, id, reusePolicyOf(o), ownerOf(o))
+	switch {
+	case err != nil:
+		return false, err
+	case holder != "" && !mine:
+		return false, r.idInUse(o, id, holder, nil)
+	case inStore != "":
+		return false, r.idInUse(o, id, inStore, nil)
 	}
 	o.Status.InstanceID = id
 	o.Status.Phase = v1.PhasePending
