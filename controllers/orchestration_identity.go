@@ -49,9 +49,10 @@ var errIDInUse = errors.New("instance ID in use")
 // claimInstanceID records in status the instance ID the object will start.
 // An explicit ID is checked first against the other Orchestrations and the
 // store (an instance the store records this object as the owner of is its
-// own, whatever other objects claim), and the claim must be written before the start (claimed is true:
-// write the status, then come back), so that a start repeated after a lost
-// status write is never mistaken for somebody else's instance.
+// own, whatever other objects claim), and the claim must be written before
+// the start (claimed is true: write the status, then come back), so that a
+// start repeated after a lost status write is never mistaken for somebody
+// else's instance.
 func (r *orchestrationReconciler) claimInstanceID(ctx context.Context, o *v1.Orchestration, store *poolStore) (claimed bool, err error) {
 	id := wantedInstanceID(o)
 	if o.Spec.InstanceID == "" {
