@@ -291,6 +291,39 @@ func testShutdownHandsBackRunningActivities(t *testing.T, store testStore) {
 	}
 }
 
+// Shutdown returns after the drain timeout even while an activity ignores
+// its cancelled context: the activity's function runs on a goroutine
+// Shutdown does not wait for.
+func TestShutdownOutlivesAnActivityThatIgnoresCancellation(t *testing.T) {
+	store := openStore(t, "")
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	reg := runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "Stuck", func(context.Context, struct{}) (string, error) {
+		close(started)
+		<-release
+		return "late", nil
+	})
+	runtime.RegisterOrchestration(reg, "RunStuck", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("Stuck", nil))
+	})
+	opts := fastOptions()
+	opts.DrainTimeout = 50 * time.Millisecond
+	rt := runtime.New(store, reg, opts)
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Client().Start(t.Context(), "stuck", "RunStuck", nil); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a stuck activity: %v", err)
+	}
+}
+
 // A start retried with its owner (after a lost reply) runs the instance
 // once, before and after it finished; a start of the ID by anyone else is
 // refused.

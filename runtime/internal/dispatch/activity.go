@@ -135,10 +135,10 @@ func (r *Dispatcher) execute(lease *provider.WorkItemLease, fn engine.ActivityFu
 	actx, cancel := context.WithCancel(engine.WithActivityInfo(r.hardCtx, info))
 	defer cancel()
 	done := make(chan activityResult, 1)
-	go func() {
+	r.bodies.Go(func() {
 		out, err := r.callActivity(actx, fn, item, lease.AttemptCount, false)
 		done <- activityResult{out: out, err: err}
-	}()
+	})
 	renew := time.NewTicker(r.opts.ActivityRenewInterval)
 	defer renew.Stop()
 	outcome := activityFinished

@@ -28,8 +28,13 @@ type Dispatcher struct {
 	hardStop     context.CancelFunc
 	hardCtx      context.Context
 	loops        sync.WaitGroup
-	// workers run turns and activities (counted in loops).
-	workers *workers
+	// workers run turns and activities (counted in loops); bodies run the
+	// activities' functions while workers renew their leases (counted in
+	// bodyGoroutines, which Shutdown does not wait for: an activity that
+	// ignores its cancelled context does not hold shutdown up).
+	workers        *workers
+	bodies         *workers
+	bodyGoroutines sync.WaitGroup
 	// fetchCtx ends at shutdown; the slots bound running turns and
 	// activities, whichever path (fetch or shortcut) brought them.
 	fetchCtx      context.Context
@@ -87,6 +92,7 @@ func (r *Dispatcher) Start(ctx context.Context) error {
 	r.hardCtx, r.hardStop = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopFetching, r.fetchCtx = stop, fetchCtx
 	r.workers = newWorkers(&r.loops, fetchCtx.Done())
+	r.bodies = newWorkers(&r.bodyGoroutines, r.hardCtx.Done())
 	// Both slot pools exist before any loop starts: a turn reads
 	// activitySlots to decide eager dispatch and local activities.
 	r.turnSlots = make(chan struct{}, r.opts.OrchestrationConcurrency)

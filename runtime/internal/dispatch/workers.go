@@ -2,8 +2,8 @@ package dispatch
 
 import "sync"
 
-// workers runs turns and activities on goroutines it keeps once they
-// finish, until the fetch loops stop. A turn or an activity calls deep (the
+// workers runs turns, activities or activities' functions on goroutines it
+// keeps once they finish, until stop closes. A turn or an activity calls deep (the
 // store's driver, the JSON codec, the interceptors): a fresh goroutine
 // grows its stack, copying it, for each one, and a kept one has grown it
 // already. At most as many are kept as ran at once, which the slots bound.
