@@ -50,7 +50,7 @@ func startWorkers(t *testing.T, p provider.Provider) {
 	t.Helper()
 	reg := runtime.NewRegistry()
 	samples.Register(reg)
-	rt := runtime.New(p, reg, runtime.Options{})
+	rt := runtime.New(p, reg, runtime.Options{ActivityTags: provider.TagFilter{Tags: []string{"gpu"}, Untagged: true}})
 	if err := rt.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func exerciseCLI(t *testing.T, store []string) {
 	if len(workers) != 1 || !workers[0].Registers("Approval", "") || len(workers[0].Activities) == 0 {
 		t.Errorf("workers: %+v", workers)
 	}
-	if out := mustRun("workers"); !strings.Contains(out, "Hello@1.0.0") {
+	if out := mustRun("workers"); !strings.Contains(out, "Hello@1.0.0") || !strings.Contains(out, "-,gpu") {
 		t.Errorf("workers printed:\n%s", out)
 	}
 

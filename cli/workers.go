@@ -31,10 +31,10 @@ func (c *cli) workersCommand() *cobra.Command {
 			}
 			return c.print(list, func() {
 				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "WORKER\tLAST SEEN\tORCHESTRATIONS\tACTIVITIES")
+				fmt.Fprintln(tw, "WORKER\tLAST SEEN\tORCHESTRATIONS\tACTIVITIES\tTAGS")
 				for _, wi := range list {
-					fmt.Fprintf(tw, "%s\t%s ago\t%s\t%d\n", wi.ID, time.Since(wi.LastSeen).Round(time.Second),
-						strings.Join(inspect.Registered(wi.Orchestrations), ","), len(wi.Activities))
+					fmt.Fprintf(tw, "%s\t%s ago\t%s\t%d\t%s\n", wi.ID, time.Since(wi.LastSeen).Round(time.Second),
+						strings.Join(inspect.Registered(wi.Orchestrations), ","), len(wi.Activities), tagsColumn(wi.Tags))
 				}
 				_ = tw.Flush()
 			})
@@ -42,4 +42,18 @@ func (c *cli) workersCommand() *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&within, "within", time.Minute, "only workers seen this recently")
 	return cmd
+}
+
+// tagsColumn is the activities a worker takes by tag, as DUROXIDE_ACTIVITY_TAGS
+// and the runtime's ActivityTags read it ("-,gpu"), with words for the
+// filters that have no tag to show.
+func tagsColumn(f provider.TagFilter) string {
+	switch s := f.String(); s {
+	case "":
+		return "(untagged)"
+	case provider.AnyTag:
+		return "* (any)"
+	default:
+		return s
+	}
 }
