@@ -14,15 +14,17 @@ import (
 // read it (every --pool-status-interval). Only the leader reconciles, so
 // only one replica of the operator reports a pool: summing the series
 // across replicas counts each store once. Workers export no store-wide
-// values for the same reason.
+// values for the same reason. Pools on one schema report the same values:
+// the store label says which series are one store's, to aggregate with max.
 type storeGauges struct {
 	mu    sync.Mutex
 	pools map[types.NamespacedName]poolReading
 }
 
-// poolReading is one read of a pool's store; err is set when it failed,
-// ok once a read has succeeded.
+// poolReading is one read of a pool's store (storeConfig.label); err is
+// set when it failed, ok once a read has succeeded.
 type poolReading struct {
+	store   string
 	at      time.Time
 	err     error
 	ok      bool
@@ -33,19 +35,19 @@ type poolReading struct {
 
 var (
 	storeReachableDesc = prometheus.NewDesc("duroxide_store_reachable",
-		"1 when the operator's last read of the pool's store succeeded, 0 when it failed.", []string{"namespace", "pool"}, nil)
+		"1 when the operator's last read of the pool's store succeeded, 0 when it failed.", []string{"namespace", "pool", "store"}, nil)
 	storeReadDesc = prometheus.NewDesc("duroxide_store_read_timestamp_seconds",
-		"When the operator last read the pool's store (Unix seconds).", []string{"namespace", "pool"}, nil)
+		"When the operator last read the pool's store (Unix seconds).", []string{"namespace", "pool", "store"}, nil)
 	storeInstancesDesc = prometheus.NewDesc("duroxide_store_instances",
-		"Instances in the pool's store by status (running counts the stalled ones; pending: queued starts).", []string{"namespace", "pool", "status"}, nil)
+		"Instances in the pool's store by status (running counts the stalled ones; pending: queued starts).", []string{"namespace", "pool", "store", "status"}, nil)
 	storeQueueDepthDesc = prometheus.NewDesc("duroxide_store_queue_depth",
-		"Messages in the pool's store by queue: orchestrator and worker are ready, delayed not yet visible, locked held.", []string{"namespace", "pool", "queue"}, nil)
+		"Messages in the pool's store by queue: orchestrator and worker are ready, delayed not yet visible, locked held.", []string{"namespace", "pool", "store", "queue"}, nil)
 	storeQueueAgeDesc = prometheus.NewDesc("duroxide_store_queue_oldest_age_seconds",
-		"How long the oldest ready message of the queue had waited when the store was read (0: none waits).", []string{"namespace", "pool", "queue"}, nil)
+		"How long the oldest ready message of the queue had waited when the store was read (0: none waits).", []string{"namespace", "pool", "store", "queue"}, nil)
 	storeBacklogDesc = prometheus.NewDesc("duroxide_store_backlog",
-		"Ready messages by the orchestration or activity they are for: what to autoscale a pool on.", []string{"namespace", "pool", "kind", "name"}, nil)
+		"Ready messages by the orchestration or activity they are for: what to autoscale a pool on.", []string{"namespace", "pool", "store", "kind", "name"}, nil)
 	storeBacklogAgeDesc = prometheus.NewDesc("duroxide_store_backlog_oldest_age_seconds",
-		"How long the oldest ready message of the orchestration or activity had waited when the store was read.", []string{"namespace", "pool", "kind", "name"}, nil)
+		"How long the oldest ready message of the orchestration or activity had waited when the store was read.", []string{"namespace", "pool", "store", "kind", "name"}, nil)
 )
 
 // record keeps a pool's latest reading.
@@ -58,7 +60,7 @@ func (g *storeGauges) record(pool types.NamespacedName, r poolReading) {
 	if r.err != nil {
 		// Keep the last good values: a failed read says nothing new about them.
 		last := g.pools[pool]
-		last.at, last.err = r.at, r.err
+		last.store, last.at, last.err = r.store, r.at, r.err
 		r = last
 	} else {
 		r.ok = true
@@ -93,7 +95,7 @@ func (g *storeGauges) Collect(ch chan<- prometheus.Metric) {
 // series are the metrics of one reading.
 func (r poolReading) series(pool types.NamespacedName) []prometheus.Metric {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
-		return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{pool.Namespace, pool.Name}, labels...)...)
+		return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{pool.Namespace, pool.Name, r.store}, labels...)...)
 	}
 	reachable := 1.0
 	if r.err != nil {

@@ -17,7 +17,7 @@ import (
 func TestStoreGauges(t *testing.T) {
 	at := time.Unix(1_800_000_000, 0)
 	pool := types.NamespacedName{Namespace: "ns", Name: "p"}
-	good := poolReading{at: at,
+	good := poolReading{store: "pg/url/duroxide", at: at,
 		metrics: provider.SystemMetrics{Running: 3, Stalled: 1, Completed: 7, Pending: 2},
 		depths:  provider.QueueDepths{Orchestrator: 4, Worker: 5, OldestWorker: at.Add(-90 * time.Second)},
 		backlog: provider.Backlog{Activities: []provider.NamedBacklog{{Name: "Greet", Ready: 5, Oldest: at.Add(-90 * time.Second)}}}}
@@ -63,8 +63,43 @@ func TestStoreGauges(t *testing.T) {
 	}
 }
 
-// seriesOf collects g into "family|label|label" keys, the namespace and pool
-// labels left out.
+// Pools on one schema report one store's values, each series labelled with
+// the store, so that a query can count the store once.
+func TestStoreGaugesNameTheStore(t *testing.T) {
+	g := &storeGauges{}
+	reading := poolReading{at: time.Unix(1_800_000_000, 0), metrics: provider.SystemMetrics{Running: 2},
+		backlog: provider.Backlog{Orchestrations: []provider.NamedBacklog{{Name: "Hello", Ready: 1}}}}
+	for _, pool := range []string{"gpu", "samples"} {
+		r := reading
+		r.store = (storeConfig{secret: "pg", key: "url", schema: "duroxide"}).label()
+		g.record(types.NamespacedName{Namespace: "ns", Name: pool}, r)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(g)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools := map[string]bool{}
+	for _, f := range families {
+		for _, m := range f.Metric {
+			labels := map[string]string{}
+			for _, l := range m.Label {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["store"] != "pg/url/duroxide" {
+				t.Errorf("%s%v: store label %q, want pg/url/duroxide", f.GetName(), labels, labels["store"])
+			}
+			pools[labels["pool"]] = true
+		}
+	}
+	if len(pools) != 2 {
+		t.Errorf("pools reported: %v, want gpu and samples", pools)
+	}
+}
+
+// seriesOf collects g into "family|label|label" keys, the namespace, pool
+// and store labels left out.
 func seriesOf(t *testing.T, g prometheus.Collector) map[string]float64 {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
@@ -81,7 +116,7 @@ func seriesOf(t *testing.T, g prometheus.Collector) map[string]float64 {
 		for _, m := range f.Metric {
 			key := f.GetName()
 			for _, l := range m.Label {
-				if l.GetName() != "namespace" && l.GetName() != "pool" {
+				if l.GetName() != "namespace" && l.GetName() != "pool" && l.GetName() != "store" {
 					key += "|" + l.GetValue()
 				}
 			}

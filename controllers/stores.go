@@ -365,6 +365,10 @@ func configOf(pool *v1.WorkerPool) storeConfig {
 	return storeConfig{secret: pool.Spec.Postgres.SecretRef.Name, key: key, schema: schema}
 }
 
+// label names the store in the operator's metrics: pools whose labels are
+// equal read one store (Secret names, keys and schemas hold no '/').
+func (c storeConfig) label() string { return c.secret + "/" + c.key + "/" + c.schema }
+
 func (c storeConfig) sameSpec(o storeConfig) bool {
 	return c.secret == o.secret && c.key == o.key && c.schema == o.schema
 }

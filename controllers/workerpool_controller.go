@@ -181,6 +181,7 @@ func (r *workerPoolReconciler) setStoreStatus(ctx context.Context, pool *v1.Work
 func readPoolCounts(ctx context.Context, store *poolStore, pool *v1.WorkerPool) error {
 	key := types.NamespacedName{Namespace: pool.Namespace, Name: pool.Name}
 	reading, err := readStore(ctx, store.provider)
+	reading.store = store.config.label()
 	poolStoreGauges.record(key, reading)
 	if err != nil {
 		return err

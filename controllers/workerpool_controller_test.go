@@ -70,7 +70,8 @@ func TestWorkerPoolDeployment(t *testing.T) {
 }
 
 // The pool's store status counts its instances, and the operator's metrics
-// report them, labelled with the pool, with the lag of the status it wrote.
+// report them, labelled with the pool and its store, with the lag of the
+// status it wrote.
 func TestWorkerPoolCountsInstances(t *testing.T) {
 	p := newPool(t)
 	o := p.orchestration("one", "Hello", "counts")
@@ -79,7 +80,7 @@ func TestWorkerPoolCountsInstances(t *testing.T) {
 	waitForPool(t, types.NamespacedName{Namespace: p.ns, Name: p.name}, func(wp *v1.WorkerPool) bool {
 		return wp.Status.Instances != nil && wp.Status.Instances.Completed == 1
 	})
-	pool := map[string]string{"namespace": p.ns, "pool": p.name}
+	pool := map[string]string{"namespace": p.ns, "pool": p.name, "store": "pg/url/" + p.schema}
 	for _, c := range []struct {
 		family string
 		labels map[string]string

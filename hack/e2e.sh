@@ -135,7 +135,9 @@ k create clusterrolebinding e2e-scraper --clusterrole=duroxide-metrics-reader --
 code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(k -n default create token e2e-nobody)" "$metrics")
 [ "$code" = 403 ] || fail "metrics for a token without the metrics-reader role answered $code, want 403"
 token=$(k -n default create token e2e-scraper)
-completed='duroxide_store_instances{namespace="default",pool="samples",status="completed"}'
+# Both pools read one store (one Secret, key and schema): their series name it alike.
+completed='duroxide_store_instances{namespace="default",pool="samples",status="completed",store="duroxide-postgres/url/duroxide_samples"}'
+gpu_completed='duroxide_store_instances{namespace="default",pool="gpu",status="completed",store="duroxide-postgres/url/duroxide_samples"}'
 # The samples and their sub-orchestrations; the operator reads the store every --pool-status-interval.
 done_count() { awk -v m="$completed" '$1 == m { print int($2) }' <<<"$body"; }
 for _ in $(seq 1 40); do
@@ -144,10 +146,11 @@ for _ in $(seq 1 40); do
 done
 grep "^$completed\|^duroxide_operator_status_lag_seconds_count\|^duroxide_operator_start_latency_seconds_count" <<<"$body" || true
 [ "$(done_count)" -ge 8 ] 2>/dev/null || fail "the store's gauges do not count the 8 completed samples: $(grep "^$completed" <<<"$body")"
+grep -q "^$gpu_completed" <<<"$body" || fail "the gpu pool's store gauges do not name the store the samples pool shares: $(grep '^duroxide_store_instances{namespace="default",pool="gpu"' <<<"$body")"
 for family in duroxide_operator_status_lag_seconds_count duroxide_operator_start_latency_seconds_count 'controller_runtime_reconcile_total{controller="orchestration"'; do
   grep -q "^$family" <<<"$body" || fail "the operator's metrics lack $family"
 done
-echo "401 without a token, 403 without the role, 200 with it: the pool's store, status lag and start latency are reported"
+echo "401 without a token, 403 without the role, 200 with it: the pools' store (named alike for both), status lag and start latency are reported"
 
 step "raise an event with kubectl patch"
 approval() {
