@@ -127,6 +127,21 @@ func eventBytes(events []provider.Event) int64 {
 		if e.CustomStatus != nil {
 			n += int64(len(*e.CustomStatus))
 		}
+		n += int64(len(e.Tag)+len(e.Session)) + mapBytes(e.Headers) + mapBytes(e.Values)
+	}
+	return n
+}
+
+// mapBytes approximates the memory of a decoded string map: its table (a
+// header, then two string headers per entry) and its keys and values.
+func mapBytes(m map[string]string) int64 {
+	const table, entry = 64, 32
+	if len(m) == 0 {
+		return 0
+	}
+	n := int64(table)
+	for k, v := range m {
+		n += int64(entry + len(k) + len(v))
 	}
 	return n
 }

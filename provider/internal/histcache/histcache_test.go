@@ -1,6 +1,7 @@
 package histcache
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/duroxide/duroxide-go/provider"
@@ -146,4 +147,22 @@ func TestBytesBoundTheCache(t *testing.T) {
 	if c.bytes != 2*two {
 		t.Fatalf("counted %d bytes for d and e, want %d", c.bytes, 2*two)
 	}
+}
+
+// Headers, durable values, tags and sessions count toward the bytes: a
+// history whose values are large is not kept where its plain twin is.
+func TestMapsCountTowardTheBytes(t *testing.T) {
+	plain := events(1, 2)
+	heavy := events(1, 2)
+	heavy[0].Values = map[string]string{"cart": strings.Repeat("x", 2000)}
+	heavy[1].Headers = provider.Headers{"traceparent": strings.Repeat("0", 2000)}
+	heavy[1].Tag, heavy[1].Session = "gpu", strings.Repeat("s", 200)
+	if got, want := eventBytes(heavy)-eventBytes(plain), int64(2*(64+32)+2*2000+len("cart")+len("traceparent")+len("gpu")+200); got != want {
+		t.Fatalf("the maps, tag and session add %d bytes, want %d", got, want)
+	}
+	c := newCache(100, 4*eventBytes(plain)+100) // a quarter holds the plain history only
+	c.Store("plain", 1, 1, plain, "plain2")
+	c.Store("heavy", 1, 1, heavy, "heavy2")
+	wantIDs(t, c, "plain", 1, 1, 2)
+	wantIDs(t, c, "heavy", 1)
 }
