@@ -3,10 +3,10 @@ package dispatch
 import "sync"
 
 // workers runs turns, activities or activities' functions on goroutines it
-// keeps once they finish, until stop closes. A turn or an activity calls deep (the
-// store's driver, the JSON codec, the interceptors): a fresh goroutine
-// grows its stack, copying it, for each one, and a kept one has grown it
-// already. At most as many are kept as ran at once, which the slots bound.
+// keeps once they finish, until stop closes. Each calls deep (the store's
+// driver, the JSON codec, the interceptors): a fresh goroutine grows its
+// stack, copying it, for each one, and a kept one has grown it already. At
+// most as many are kept as ran at once, which the slots bound.
 type workers struct {
 	wg   *sync.WaitGroup
 	idle chan func()
