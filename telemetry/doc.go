@@ -30,7 +30,10 @@
 // from its instance ID, so its turns still form one trace.
 //
 // Sampling is the TracerProvider's: with a parent-based sampler an
-// instance's spans are kept or dropped together. A span the sampler drops
+// instance's spans are kept or dropped together. An instance without trace
+// context has no root to sample, so its derived parent carries the
+// decision: the ratio of OTEL_TRACES_SAMPLER by default (as the SDK reads
+// it), WithDerivedSampling otherwise. A span the sampler drops
 // costs little (no attributes are built for it); a span's attributes are
 // set as it ends, so a sampler sees its name and kind, not its attributes.
 //

@@ -3,7 +3,10 @@ package telemetry
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -34,17 +37,57 @@ func WithPropagator(p propagation.TextMapPropagator) TracingOption {
 	return func(t *tracing) { t.prop = p }
 }
 
+// WithDerivedSampling sets the share (0 to 1) of the instances started
+// without trace context whose spans are sampled. Their trace ID derives
+// from the instance ID, and so does the decision, as TraceIDRatioBased
+// decides from a trace ID: an instance's spans are kept or dropped
+// together. Default: the ratio OTEL_TRACES_SAMPLER and
+// OTEL_TRACES_SAMPLER_ARG give the OpenTelemetry SDK (traceidratio,
+// parentbased_traceidratio: the argument; always_off,
+// parentbased_always_off: 0), else 1.
+func WithDerivedSampling(ratio float64) TracingOption {
+	return func(t *tracing) { t.derivedBound = ratioBound(ratio) }
+}
+
 // Tracing returns an interceptor that traces client calls, turns and
 // activity attempts, and propagates the trace context through the headers
 // of the work each turn schedules.
 func Tracing(opts ...TracingOption) runtime.Interceptor {
 	t := &tracing{tracer: otel.GetTracerProvider().Tracer(scope), prop: propagation.TraceContext{},
-		producer: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer)},
-		consumer: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer)}}
+		producer:     []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer)},
+		consumer:     []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer)},
+		derivedBound: ratioBound(ratioFromEnv())}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
+}
+
+// ratioFromEnv is the sampling ratio the standard variables give the SDK's
+// default sampler: 1 when they set none, or an invalid one (as the SDK
+// falls back to sampling everything).
+func ratioFromEnv() float64 {
+	switch os.Getenv("OTEL_TRACES_SAMPLER") {
+	case "always_off", "parentbased_always_off":
+		return 0
+	case "traceidratio", "parentbased_traceidratio":
+		if r, err := strconv.ParseFloat(os.Getenv("OTEL_TRACES_SAMPLER_ARG"), 64); err == nil && r >= 0 && r <= 1 {
+			return r
+		}
+	}
+	return 1
+}
+
+// ratioBound is what a trace ID's last 63 bits must stay under to be
+// sampled at ratio (TraceIDRatioBased's rule); 1 and more sample all.
+func ratioBound(ratio float64) uint64 {
+	switch {
+	case ratio >= 1:
+		return 1 << 63
+	case ratio <= 0:
+		return 0
+	}
+	return uint64(ratio * (1 << 63))
 }
 
 // tracing keeps what every span shares, so that starting one allocates
@@ -55,6 +98,8 @@ type tracing struct {
 	prop               propagation.TextMapPropagator
 	producer, consumer []trace.SpanStartOption
 	names              sync.Map // prefix+name -> span name
+	// derivedBound samples the instances without trace context (ratioBound).
+	derivedBound uint64
 }
 
 // spanName is prefix+" "+name, built once per name: the names of turns and
@@ -202,17 +247,22 @@ func (t *tracing) parent(ctx context.Context, headers map[string]string, instanc
 			return pctx
 		}
 	}
-	return trace.ContextWithRemoteSpanContext(ctx, instanceSpanContext(instance))
+	return trace.ContextWithRemoteSpanContext(ctx, t.instanceSpanContext(instance))
 }
 
-// instanceSpanContext is a span context derived from the instance ID alone.
-func instanceSpanContext(instance string) trace.SpanContext {
+// instanceSpanContext is a span context derived from the instance ID alone,
+// sampled when its trace ID falls under derivedBound.
+func (t *tracing) instanceSpanContext(instance string) trace.SpanContext {
 	sum := sha256.Sum256([]byte("duroxide instance " + instance))
 	var tid trace.TraceID
 	var sid trace.SpanID
 	copy(tid[:], sum[:16])
 	copy(sid[:], sum[16:24])
-	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled, Remote: true})
+	var flags trace.TraceFlags
+	if binary.BigEndian.Uint64(tid[8:16])>>1 < t.derivedBound {
+		flags = trace.FlagsSampled
+	}
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: flags, Remote: true})
 }
 
 // ended marks span failed with err (when not nil) and returns err.

@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -237,4 +238,85 @@ func attr(kvs []attribute.KeyValue, key string) any {
 		}
 	}
 	return nil
+}
+
+// An instance started without trace context is one trace whose ID derives
+// from the instance ID, sampled as a ratio sampler would sample that trace
+// ID: all of its spans or none. The ratio is OTEL_TRACES_SAMPLER's (as the
+// SDK reads it) unless WithDerivedSampling sets one.
+func TestUntracedStartsSampledByInstance(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		sampler, arg string
+		opts         []telemetry.TracingOption
+		ratio        float64
+	}{
+		{name: "no sampler set: all", ratio: 1},
+		{name: "env ratio", sampler: "parentbased_traceidratio", arg: "0.5", ratio: 0.5},
+		{name: "env always_off", sampler: "parentbased_always_off", ratio: 0},
+		{name: "option over env", sampler: "parentbased_traceidratio", arg: "0.5",
+			opts: []telemetry.TracingOption{telemetry.WithDerivedSampling(0.25)}, ratio: 0.25},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OTEL_TRACES_SAMPLER", tc.sampler)
+			t.Setenv("OTEL_TRACES_SAMPLER_ARG", tc.arg)
+			spans := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+			t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			const n = 40
+			runUntraced(t, telemetry.Tracing(append([]telemetry.TracingOption{telemetry.WithTracerProvider(tp)}, tc.opts...)...), n)
+			sampler := sdktrace.TraceIDRatioBased(tc.ratio)
+			byTrace := map[trace.TraceID][]string{}
+			for _, s := range spans.GetSpans() {
+				byTrace[s.SpanContext.TraceID()] = append(byTrace[s.SpanContext.TraceID()], s.Name)
+			}
+			for tid, names := range byTrace {
+				if len(names) != 3 {
+					t.Errorf("trace %s has spans %v, want an instance's three (two turns, one attempt)", tid, names)
+				}
+				if sampler.ShouldSample(sdktrace.SamplingParameters{TraceID: tid}).Decision != sdktrace.RecordAndSample {
+					t.Errorf("trace %s was sampled; ratio %v leaves it out", tid, tc.ratio)
+				}
+			}
+			switch got := len(byTrace); {
+			case tc.ratio == 1 && got != n:
+				t.Errorf("%d of %d instances traced, want all", got, n)
+			case tc.ratio == 0 && got != 0:
+				t.Errorf("%d of %d instances traced, want none", got, n)
+			case tc.ratio > 0 && tc.ratio < 1 && (got == 0 || got == n):
+				t.Errorf("%d of %d instances traced at ratio %v, want some", got, n, tc.ratio)
+			}
+		})
+	}
+}
+
+// runUntraced runs n instances, one at a time, of an orchestration that
+// calls one activity, started by a client without the interceptor.
+func runUntraced(t *testing.T, tracing runtime.Interceptor, n int) {
+	t.Helper()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "untraced.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	reg := runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "greet", func(_ context.Context, s string) (string, error) { return "hello " + s, nil })
+	runtime.RegisterOrchestration(reg, "hello", func(ctx *runtime.OrchestrationContext, s string) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("greet", s))
+	})
+	rt := runtime.New(store, reg, runtime.Options{Logger: quiet, Interceptors: []runtime.Interceptor{tracing}})
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+	c := runtime.NewClient(store)
+	for i := range n {
+		id := fmt.Sprintf("untraced-%d", i)
+		if err := c.Start(t.Context(), id, "hello", "x"); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := c.Wait(t.Context(), id); err != nil || st.Status != runtime.StatusCompleted {
+			t.Fatalf("%s: %+v %v", id, st, err)
+		}
+	}
 }
