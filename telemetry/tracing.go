@@ -67,11 +67,12 @@ func Tracing(opts ...TracingOption) runtime.Interceptor {
 // default sampler: 1 when they set none, or an invalid one (as the SDK
 // falls back to sampling everything).
 func ratioFromEnv() float64 {
-	switch os.Getenv("OTEL_TRACES_SAMPLER") {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER"))) {
 	case "always_off", "parentbased_always_off":
 		return 0
 	case "traceidratio", "parentbased_traceidratio":
-		if r, err := strconv.ParseFloat(os.Getenv("OTEL_TRACES_SAMPLER_ARG"), 64); err == nil && r >= 0 && r <= 1 {
+		arg := strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER_ARG"))
+		if r, err := strconv.ParseFloat(arg, 64); err == nil && r >= 0 && r <= 1 {
 			return r
 		}
 	}

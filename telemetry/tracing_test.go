@@ -253,7 +253,8 @@ func TestUntracedStartsSampledByInstance(t *testing.T) {
 	}{
 		{name: "no sampler set: all", ratio: 1},
 		{name: "env ratio", sampler: "parentbased_traceidratio", arg: "0.5", ratio: 0.5},
-		{name: "env always_off", sampler: "parentbased_always_off", ratio: 0},
+		{name: "env always_off", sampler: " ParentBased_Always_Off", ratio: 0},
+		{name: "env ratio out of range", sampler: "traceidratio", arg: "2", ratio: 1},
 		{name: "option over env", sampler: "parentbased_traceidratio", arg: "0.5",
 			opts: []telemetry.TracingOption{telemetry.WithDerivedSampling(0.25)}, ratio: 0.25},
 	} {
