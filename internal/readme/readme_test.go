@@ -1,5 +1,6 @@
 // Package readme checks that the Go snippets in the repository's Markdown
-// compile against the code as it is.
+// compile against the code as it is, and that the README's quick start
+// counts the demo's samples.
 package readme
 
 import (
@@ -7,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/duroxide/duroxide-go/samples"
 )
 
 var goBlock = regexp.MustCompile("(?ms)^```go\n(.*?)^```")
@@ -60,5 +64,24 @@ func buildSnippet(t *testing.T, root, src string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("snippet does not build: %v\n%s\n--- snippet ---\n%s", err, out, src)
+	}
+}
+
+// The README's quick start and the demo output it shows count the samples
+// make demo runs.
+func TestReadmeCountsTheDemoSamples(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strconv.Itoa(len(samples.Demos()))
+	for _, claim := range []string{`runs the (\d+) sample orchestrations`, `demo: (\d+) samples on SQLite`, `all (\d+) samples completed`} {
+		m := regexp.MustCompile(claim).FindSubmatch(data)
+		switch {
+		case m == nil:
+			t.Errorf("README.md has no %q", claim)
+		case string(m[1]) != want:
+			t.Errorf("README.md says %q; make demo runs %s samples", m[0], want)
+		}
 	}
 }
