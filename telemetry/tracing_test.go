@@ -292,7 +292,8 @@ func TestUntracedStartsSampledByInstance(t *testing.T) {
 }
 
 // runUntraced runs n instances, one at a time, of an orchestration that
-// calls one activity, started by a client without the interceptor.
+// calls one activity, started by a client without the interceptor, and
+// stops the runtime.
 func runUntraced(t *testing.T, tracing runtime.Interceptor, n int) {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "untraced.db"), sqlite.Options{})
@@ -309,7 +310,13 @@ func runUntraced(t *testing.T, tracing runtime.Interceptor, n int) {
 	if err := rt.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+	// A turn's span ends after its commit, which Wait may see first:
+	// Shutdown waits for the turns, so every span has ended on return.
+	defer func() {
+		if err := rt.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	c := runtime.NewClient(store)
 	for i := range n {
 		id := fmt.Sprintf("untraced-%d", i)
