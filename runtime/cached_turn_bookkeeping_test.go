@@ -49,16 +49,7 @@ func settledQueues(t *testing.T, store testStore) {
 // committed from the cached history, as a fetched turn would not commit it.
 func TestCachedTurnRefusedOnAFailedExecution(t *testing.T) {
 	onEachStore(t, func(t *testing.T, store testStore) {
-		started, release := make(chan struct{}), make(chan struct{})
-		reg := runtime.NewRegistry()
-		runtime.RegisterActivity(reg, "Gate", func(context.Context, struct{}) (string, error) {
-			close(started)
-			<-release
-			return "late", nil
-		})
-		runtime.RegisterOrchestration(reg, "Gated", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
-			return runtime.Await[string](ctx.CallActivity("Gate", nil))
-		})
+		reg, started, release := gatedRegistry()
 		opts := fastOptions()
 		opts.MaxAttempts = 1
 		// No renewal while the activity runs: it would learn that the

@@ -75,3 +75,20 @@ func timeout(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// gatedRegistry registers orchestration "Gated", which calls activity
+// "Gate" once: the activity closes started when it runs and returns "late"
+// once release is closed, whatever its context says.
+func gatedRegistry() (reg *runtime.Registry, started, release chan struct{}) {
+	started, release = make(chan struct{}), make(chan struct{})
+	reg = runtime.NewRegistry()
+	runtime.RegisterActivity(reg, "Gate", func(context.Context, struct{}) (string, error) {
+		close(started)
+		<-release
+		return "late", nil
+	})
+	runtime.RegisterOrchestration(reg, "Gated", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
+		return runtime.Await[string](ctx.CallActivity("Gate", nil))
+	})
+	return reg, started, release
+}

@@ -296,24 +296,15 @@ func testShutdownHandsBackRunningActivities(t *testing.T, store testStore) {
 // Shutdown does not wait for.
 func TestShutdownOutlivesAnActivityThatIgnoresCancellation(t *testing.T) {
 	store := openStore(t, "")
-	started, release := make(chan struct{}), make(chan struct{})
+	reg, started, release := gatedRegistry()
 	defer close(release)
-	reg := runtime.NewRegistry()
-	runtime.RegisterActivity(reg, "Stuck", func(context.Context, struct{}) (string, error) {
-		close(started)
-		<-release
-		return "late", nil
-	})
-	runtime.RegisterOrchestration(reg, "RunStuck", func(ctx *runtime.OrchestrationContext, _ struct{}) (string, error) {
-		return runtime.Await[string](ctx.CallActivity("Stuck", nil))
-	})
 	opts := fastOptions()
 	opts.DrainTimeout = 50 * time.Millisecond
 	rt := runtime.New(store, reg, opts)
 	if err := rt.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Client().Start(t.Context(), "stuck", "RunStuck", nil); err != nil {
+	if err := rt.Client().Start(t.Context(), "stuck", "Gated", nil); err != nil {
 		t.Fatal(err)
 	}
 	<-started
